@@ -1,0 +1,85 @@
+// The only boundary that knows where blocks come from. Implementations: devnet (embedded, default),
+// replay (benchmarks), liteserver (real networks). Shaped after the liteserver API so that a
+// liteserver implementation satisfies it unchanged; docs/CHAIN_SOURCE.md maps each call.
+import type { TupleItem } from '@ton/core';
+import type {
+  AccountId,
+  AccountState,
+  BlockHeader,
+  FinalizedBlock,
+  HashHex,
+  PendingMessage,
+  TransactionModel,
+} from './model.js';
+
+export type Network = 'devnet' | 'mainnet' | 'testnet' | 'replay';
+
+/** Most transactions one `getTransactions` call returns, as the liteserver's `getTransactions`. */
+export const MAX_TRANSACTIONS_PER_CALL = 16;
+
+export interface GetMethodResult {
+  exitCode: number;
+  stack: TupleItem[];
+  gasUsed: bigint;
+}
+
+export interface EmulationResult {
+  /** Every account that had a transaction in the emulated trace, sorted. */
+  involvedAccounts: AccountId[];
+  /** Emulated transactions in execution order (not on chain). */
+  transactions: TransactionModel[];
+}
+
+/** Thrown for a request the chain refuses (bad message, wallet would reject): safe to show to users. */
+export class ChainRejectedError extends Error {
+  constructor(message: string, readonly code: string = 'rejected') {
+    super(message);
+    this.name = 'ChainRejectedError';
+  }
+}
+
+export interface ChainSource {
+  readonly network: Network;
+
+  /** Starts producing or polling; idempotent. */
+  start(): Promise<void>;
+  /** Stops and releases resources; idempotent. */
+  stop(): Promise<void>;
+
+  /** Latest finalized masterchain block. */
+  getMasterchainHead(): Promise<BlockHeader>;
+  /**
+   * Calls `listener` with the seqno of every new finalized masterchain head (possibly skipping
+   * numbers: the follower fills gaps with getFinalizedBlock). Returns an unsubscribe function.
+   */
+  onMasterchainHead(listener: (seqno: number) => void): () => void;
+  /**
+   * The masterchain block `seqno` with the shard blocks it newly commits and all their
+   * transactions; null when the block does not exist yet. Throws when it is no longer
+   * available (pruned history), with a message saying so.
+   */
+  getFinalizedBlock(seqno: number): Promise<FinalizedBlock | null>;
+  /** Oldest masterchain seqno this source can still serve. */
+  getOldestAvailableSeqno(): Promise<number>;
+
+  /** Account state at the latest finalized block (or at `mcSeqno` when the source keeps history). */
+  getAccountState(address: AccountId, mcSeqno?: number): Promise<AccountState>;
+  /**
+   * Transactions of `address` walking back from the transaction (lt, hash) inclusive, newest
+   * first, at most MAX_TRANSACTIONS_PER_CALL (and at most `limit`). Stops at the account's first
+   * transaction. Like liteserver `getTransactions`, the caller continues from the last item's
+   * (prevLt, prevHash).
+   */
+  getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit?: number): Promise<TransactionModel[]>;
+  /** Runs a get-method on the latest finalized state. Non-zero exit codes are returned, not thrown. */
+  runGetMethod(address: AccountId, method: string | number, stack?: TupleItem[]): Promise<GetMethodResult>;
+
+  /** Submits an external message (a Message BoC); returns its hash. Throws ChainRejectedError when refused. */
+  sendExternalMessage(boc: Buffer): Promise<{ hash: HashHex }>;
+  /** Emulates a message on a copy of current state; never changes state. */
+  emulateMessage(boc: Buffer): Promise<EmulationResult>;
+  /** Messages accepted into the mempool and not yet on chain. */
+  getPendingMessages(): Promise<PendingMessage[]>;
+  /** Calls `listener` once for every message entering the mempool. Returns an unsubscribe function. */
+  onPendingMessage(listener: (message: PendingMessage) => void): () => void;
+}

@@ -1,0 +1,109 @@
+// One store for every component: SQLite (better-sqlite3, the embedded default) or PostgreSQL
+// (DATABASE_URL). Same Kysely queries on both. Convention: every integer column is `bigint`
+// (int8) and comes back as a JS bigint on both dialects; booleans are stored as 0/1 bigint;
+// JSON is stored as text; binary as blob/bytea (Buffer).
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Store {
+  readonly dialect: DialectName;
+  /** Untyped handle; components narrow it with `tables<T>(store)`. */
+  readonly db: Kysely<any>;
+  /** Human-readable target, with no credentials. */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** `postgres://…` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
+  databaseUrl?: string;
+  /** SQLite file (`:memory:` for tests). */
+  sqlitePath?: string;
+  /** PostgreSQL schema to use (created when missing); isolates parallel test runs. */
+  pgSchema?: string;
+  /** Largest PostgreSQL pool. */
+  pgPoolSize?: number;
+}
+
+/** Narrows the store's handle to a component's own tables. */
+export function tables<T>(store: Store): Kysely<T> {
+  return store.db as unknown as Kysely<T>;
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+    return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10);
+  }
+  return openSqlite(options.sqlitePath ?? ':memory:');
+}
+
+function openSqlite(file: string): Store {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const database = new Database(file);
+  database.defaultSafeIntegers(true);
+  database.pragma('journal_mode = WAL');
+  // WAL + NORMAL survives a process kill (only an OS crash can lose the last commits).
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+  return {
+    dialect: 'sqlite',
+    db,
+    description: `sqlite:${file}`,
+    close: () => db.destroy(),
+  };
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+async function openPostgres(url: string, schema: string | undefined, max: number): Promise<Store> {
+  if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name: ${schema}`);
+  if (schema) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: schema ? `-c search_path=${schema}` : undefined,
+    types: {
+      getTypeParser: ((oid: number, format?: string) => {
+        if (oid === INT8_OID) return (v: string) => BigInt(v);
+        if (oid === NUMERIC_OID) return (v: string) => v;
+        return pg.types.getTypeParser(oid, format as any);
+      }) as any,
+    },
+  });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  const safe = url.replace(/\/\/[^@/]*@/, '//***@');
+  return {
+    dialect: 'postgres',
+    db,
+    description: schema ? `${safe} (schema ${schema})` : safe,
+    close: () => db.destroy(),
+  };
+}
+
+/** Reads a 0/1 (or boolean) column as a boolean on both dialects. */
+export function toBool(value: unknown): boolean {
+  return value === true || value === 1 || value === 1n || value === '1';
+}
+
+/** Reads an integer column (bigint on both dialects) as a number; for ids, counts and seconds. */
+export function toNum(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  return typeof value === 'bigint' ? Number(value) : Number(value);
+}

@@ -1,0 +1,24 @@
+// Migrations are owned by components: each exports a list named `<component>_<nnn>_<what>`.
+// They run at start, in name order, and later additions may sort before applied ones.
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Store } from './db.js';
+import { migrationSets } from './migrations.js';
+
+export interface NamedMigration extends Migration {
+  name: string;
+}
+
+export async function migrate(store: Store): Promise<string[]> {
+  const all = new Map<string, Migration>();
+  for (const set of migrationSets) {
+    for (const m of set) {
+      if (all.has(m.name)) throw new Error(`duplicate migration name ${m.name}`);
+      all.set(m.name, { up: m.up, down: m.down });
+    }
+  }
+  const provider: MigrationProvider = { getMigrations: async () => Object.fromEntries(all) };
+  const migrator = new Migrator({ db: store.db, provider, allowUnorderedMigrations: true });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,5 @@
+// Every component's migrations, registered here (one line per component).
+import type { NamedMigration } from './migrate.js';
+import { pipelineMigrations } from '../pipeline/migrations.js';
+
+export const migrationSets: NamedMigration[][] = [pipelineMigrations];
