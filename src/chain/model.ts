@@ -137,7 +137,8 @@ export type BouncePhase =
  * What happened to the value of the inbound internal message (compat.md §7):
  * `credited` — the account kept it; `bounced` — a bounce message returned it; `failed` — processing
  * failed and nothing bounced (value may have stayed, but the intent did not happen); `none` — no
- * inbound internal value (external message, tick-tock, zero value).
+ * inbound internal message (external message, tick-tock, no message). Internal messages always get
+ * one of the first three, whatever their value.
  */
 export type InboundOutcome = 'credited' | 'bounced' | 'failed' | 'none';
 

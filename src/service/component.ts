@@ -1,0 +1,34 @@
+// How a component (streaming, webhooks, invoices, indexer, devnet control) plugs into the service.
+// Components talk to each other only through the event log and the store.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ChainSource } from '../chain/source.js';
+import type { EventLog } from '../bus/types.js';
+import type { Store } from '../store/db.js';
+
+export interface ServiceContext {
+  /** Validated configuration (src/config.ts). */
+  config: import('../config.js').Config;
+  store: Store;
+  source: ChainSource;
+  events: EventLog;
+  logger: Logger;
+  metrics: Registry;
+  /** Wall clock in ms; injectable so tests can move time. */
+  now(): number;
+}
+
+export interface Component {
+  name: string;
+  /** Registers the component's routes (an encapsulated Fastify plugin, schemas on every route). */
+  routes?(app: FastifyInstance): Promise<void>;
+  /** Starts background work (consumers, workers) after routes are registered and the store is migrated. */
+  start?(): Promise<void>;
+  /** Finishes in-flight work and stops; called on shutdown in reverse start order. */
+  stop?(): Promise<void>;
+  /** Extra facts for /readyz, and false `ok` when the component cannot serve. */
+  health?(): Promise<{ ok: boolean; [fact: string]: unknown }>;
+}
+
+export type ComponentFactory = (ctx: ServiceContext) => Component | Promise<Component>;
