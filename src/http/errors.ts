@@ -33,3 +33,39 @@ export const unauthorized = (message = 'missing or invalid API key') => new ApiE
 export const forbidden = (message: string) => new ApiError(403, message);
 export const notFound = (message = 'not found') => new ApiError(404, message);
 export const conflict = (message: string) => new ApiError(409, message);
+
+interface FastifyLikeError {
+  statusCode?: number;
+  code?: string;
+  message: string;
+  validation?: Array<{ instancePath?: string; params?: Record<string, unknown>; message?: string }>;
+  validationContext?: string;
+}
+
+/** Name of the request field a Fastify/Ajv validation error is about. */
+function validationField(err: FastifyLikeError): string | undefined {
+  const first = err.validation?.[0];
+  if (!first) return undefined;
+  const missing = first.params?.missingProperty ?? first.params?.additionalProperty;
+  const path = (first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  if (typeof missing === 'string') return path ? `${path}.${missing}` : missing;
+  return path || undefined;
+}
+
+/** Maps any error to the status code and JSON body we answer with. */
+export function toErrorResponse(err: unknown): { statusCode: number; body: ErrorBody; headers: Record<string, string> } {
+  if (err instanceof ApiError) return { statusCode: err.statusCode, body: err.body(), headers: err.headers };
+  const e = err as FastifyLikeError;
+  if (e?.validation) {
+    const field = validationField(e);
+    const first = e.validation[0];
+    const what = first?.message ?? 'is invalid';
+    const where = e.validationContext ?? 'request';
+    const message = field ? `invalid ${where} field '${field}': ${what}` : `invalid ${where}: ${what}`;
+    return { statusCode: 400, body: field ? { error: message, field } : { error: message }, headers: {} };
+  }
+  const status = typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
+  if (status === 413) return { statusCode: 413, body: { error: 'request body is too large' }, headers: {} };
+  if (status >= 500) return { statusCode: status, body: { error: 'internal server error' }, headers: {} };
+  return { statusCode: status, body: { error: e?.message || 'bad request' }, headers: {} };
+}
