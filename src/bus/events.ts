@@ -9,7 +9,7 @@ import type { BlockHeader, PendingMessage, TraceModel, TransactionModel } from '
 export type Position = number;
 
 export const POSITION_STRIDE = 1_000_000;
-export const MEMPOOL_BASE = 900_000;
+export const MEMPOOL_BASE = 500_000;
 
 export function makePosition(mcSeqno: number, index: number): Position {
   return mcSeqno * POSITION_STRIDE + index;
@@ -51,6 +51,9 @@ export interface MempoolEvent extends EventBase {
 
 export type ChainEvent = BlockEvent | TransactionEvent | TraceEvent | MempoolEvent;
 export type ChainEventType = ChainEvent['type'];
+
+/** An event before the follower gives it a position. */
+export type UnplacedEvent = ChainEvent extends infer E ? (E extends ChainEvent ? Omit<E, 'position' | 'mcSeqno'> : never) : never;
 
 /**
  * Events appended together: all events of one masterchain block (kind `block`), or one mempool

@@ -1,31 +1,12 @@
-// Tables of the follower and the event log.
+// Tables of the follower.
 import type { Kysely } from 'kysely';
 import type { NamedMigration } from '../store/migrate.js';
 import { blobType } from '../store/types.js';
 
 export const pipelineMigrations: NamedMigration[] = [
   {
-    name: 'pipeline_001_event_log',
+    name: 'pipeline_001_traces_in_flight',
     async up(db: Kysely<any>) {
-      // One row per appended batch (a masterchain block's events, or one mempool event).
-      await db.schema
-        .createTable('event_batches')
-        .addColumn('first_position', 'bigint', (c) => c.primaryKey())
-        .addColumn('last_position', 'bigint', (c) => c.notNull())
-        .addColumn('mc_seqno', 'bigint', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('event_count', 'bigint', (c) => c.notNull())
-        .addColumn('payload', blobType(db), (c) => c.notNull())
-        .addColumn('appended_at', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('event_batches_appended_at').on('event_batches').column('appended_at').execute();
-      // Durable cursors: the follower's (last appended masterchain seqno) and every consumer's.
-      await db.schema
-        .createTable('cursors')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('position', 'bigint', (c) => c.notNull())
-        .addColumn('updated_at', 'bigint', (c) => c.notNull())
-        .execute();
       // Traces still in flight across blocks, kept so a restart neither loses nor repeats one.
       await db.schema
         .createTable('traces_in_flight')

@@ -1,5 +1,6 @@
 // Every component's migrations, registered here (one line per component).
 import type { NamedMigration } from './migrate.js';
+import { busMigrations } from '../bus/migrations.js';
 import { pipelineMigrations } from '../pipeline/migrations.js';
 
-export const migrationSets: NamedMigration[][] = [pipelineMigrations];
+export const migrationSets: NamedMigration[][] = [busMigrations, pipelineMigrations];

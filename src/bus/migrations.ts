@@ -1,0 +1,32 @@
+// Tables of the event log and of every durable cursor.
+import type { Kysely } from 'kysely';
+import type { NamedMigration } from '../store/migrate.js';
+import { blobType } from '../store/types.js';
+
+export const busMigrations: NamedMigration[] = [
+  {
+    name: 'bus_001_event_log',
+    async up(db: Kysely<any>) {
+      // One row per appended batch (a masterchain block's events, or one mempool event).
+      await db.schema
+        .createTable('event_batches')
+        .addColumn('first_position', 'bigint', (c) => c.primaryKey())
+        .addColumn('last_position', 'bigint', (c) => c.notNull())
+        .addColumn('mc_seqno', 'bigint', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('event_count', 'bigint', (c) => c.notNull())
+        .addColumn('payload', blobType(db), (c) => c.notNull())
+        .addColumn('appended_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('event_batches_last_position').on('event_batches').column('last_position').execute();
+      await db.schema.createIndex('event_batches_appended_at').on('event_batches').column('appended_at').execute();
+      // Durable cursors: the follower's and every consumer's, by name.
+      await db.schema
+        .createTable('cursors')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('position', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
+];

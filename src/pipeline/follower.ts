@@ -1,0 +1,271 @@
+// Walks finalized masterchain blocks in order and appends their events to the log. Each block's
+// events, the follower's cursor and the in-flight trace state commit in one transaction, so a
+// follower killed at any moment continues with no gap and no duplicate.
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { FinalizedBlock, PendingMessage } from '../chain/model.js';
+import type { ChainSource } from '../chain/source.js';
+import { readCursor, writeCursor } from '../bus/cursors.js';
+import { MEMPOOL_BASE, makePosition, type ChainEvent, type EventBatch, type UnplacedEvent } from '../bus/events.js';
+import type { StoreEventLog } from '../bus/store-log.js';
+import type { Store } from '../store/db.js';
+import { toNum } from '../store/db.js';
+import { FollowerMetrics } from './metrics.js';
+import { TraceTracker, type TraceState } from './traces.js';
+
+const CURSOR = 'follower';
+
+export interface FollowerOptions {
+  source: ChainSource;
+  store: Store;
+  log: StoreEventLog;
+  logger: Logger;
+  metrics?: FollowerMetrics;
+  /** First block when there is no cursor yet: the oldest the source has (devnet) or its head. */
+  startAt?: 'oldest' | 'head' | number;
+  /** Safety-net poll for new heads, for sources whose notifications may be missed. */
+  pollIntervalMs?: number;
+  /** How often old events are pruned from the log. */
+  pruneIntervalMs?: number;
+  maxTraceAgeBlocks?: number;
+  now?: () => number;
+}
+
+export interface FollowerStatus {
+  running: boolean;
+  /** Last masterchain seqno appended to the log. */
+  lastSeqno: number | null;
+  /** Latest finalized masterchain seqno the source reported. */
+  headSeqno: number | null;
+  lagBlocks: number | null;
+  /** Seconds between now and the generation time of the last appended block. */
+  lagSeconds: number | null;
+  tracesInFlight: number;
+}
+
+interface TraceTables {
+  traces_in_flight: { root_hash: string; start_mc_seqno: bigint; state: Uint8Array };
+}
+
+export class Follower {
+  private readonly traces: TraceTracker;
+  private readonly now: () => number;
+  private lastSeqno: number | null = null;
+  private lastGenUtime: number | null = null;
+  private headSeqno: number | null = null;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  /** Serialises every append (blocks and mempool events): the log has one writer. */
+  private writing: Promise<void> = Promise.resolve();
+  private unsubscribe: Array<() => void> = [];
+  private pruneTimer: NodeJS.Timeout | null = null;
+  private readonly seqnoWaiters = new Set<{ seqno: number; resolve: () => void }>();
+
+  constructor(private readonly options: FollowerOptions) {
+    this.traces = new TraceTracker(options.maxTraceAgeBlocks);
+    this.now = options.now ?? Date.now;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    const { source, store } = this.options;
+    this.lastSeqno = await readCursor(store.db, CURSOR);
+    if (this.lastSeqno === null) {
+      this.lastSeqno = (await this.initialSeqno()) - 1;
+      await writeCursor(store.db, CURSOR, this.lastSeqno);
+    }
+    await this.loadTraces();
+    this.running = true;
+    this.unsubscribe.push(
+      source.onMasterchainHead((seqno) => {
+        this.headSeqno = Math.max(this.headSeqno ?? 0, seqno);
+        this.wake?.();
+      }),
+      source.onPendingMessage((message) => {
+        this.enqueue(() => this.appendMempool(message)).catch((err) =>
+          this.options.logger.error({ err, message: message.hash }, 'mempool event not appended'),
+        );
+      }),
+    );
+    const pruneEvery = this.options.pruneIntervalMs ?? 60_000;
+    this.pruneTimer = setInterval(() => void this.prune(), pruneEvery);
+    this.pruneTimer.unref();
+    this.loop = this.run();
+  }
+
+  /** Stops after the block in progress commits. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const u of this.unsubscribe.splice(0)) u();
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.wake?.();
+    await this.loop;
+    await this.writing.catch(() => {});
+  }
+
+  status(): FollowerStatus {
+    const lag = this.headSeqno !== null && this.lastSeqno !== null ? Math.max(0, this.headSeqno - this.lastSeqno) : null;
+    return {
+      running: this.running,
+      lastSeqno: this.lastSeqno,
+      headSeqno: this.headSeqno,
+      lagBlocks: lag,
+      lagSeconds: this.lastGenUtime === null ? null : Math.max(0, Math.round(this.now() / 1000 - this.lastGenUtime)),
+      tracesInFlight: this.traces.inFlight,
+    };
+  }
+
+  /** Resolves once the block `seqno` has been appended (for tests and start-up ordering). */
+  waitForSeqno(seqno: number, timeoutMs = 30_000): Promise<void> {
+    if (this.lastSeqno !== null && this.lastSeqno >= seqno) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = { seqno, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => {
+        this.seqnoWaiters.delete(waiter);
+        reject(new Error(`follower did not reach masterchain seqno ${seqno} within ${timeoutMs} ms (at ${this.lastSeqno})`));
+      }, timeoutMs);
+      this.seqnoWaiters.add(waiter);
+    });
+  }
+
+  private async initialSeqno(): Promise<number> {
+    const { source, startAt = 'head' } = this.options;
+    if (typeof startAt === 'number') return startAt;
+    if (startAt === 'oldest') return source.getOldestAvailableSeqno();
+    return (await source.getMasterchainHead()).seqno;
+  }
+
+  private async loadTraces(): Promise<void> {
+    const rows = await (this.options.store.db as Kysely<TraceTables>).selectFrom('traces_in_flight').selectAll().execute();
+    this.traces.load(rows.map((r) => ({ root: r.root_hash, startMcSeqno: toNum(r.start_mc_seqno), state: r.state })));
+  }
+
+  private async run(): Promise<void> {
+    const pollMs = this.options.pollIntervalMs ?? 1000;
+    while (this.running) {
+      try {
+        const head = await this.options.source.getMasterchainHead();
+        this.headSeqno = Math.max(this.headSeqno ?? 0, head.seqno);
+        while (this.running && this.lastSeqno! < this.headSeqno) {
+          const block = await this.options.source.getFinalizedBlock(this.lastSeqno! + 1);
+          if (!block) break;
+          await this.enqueue(() => this.appendBlock(block));
+        }
+      } catch (err) {
+        this.options.logger.error({ err, after: this.lastSeqno }, 'follower step failed; retrying');
+        this.options.metrics?.errors.inc();
+        // Memory may be ahead of the store after a failed commit: reload what committed.
+        await this.enqueue(() => this.loadTraces()).catch(() => {});
+      }
+      if (!this.running) break;
+      if (this.headSeqno !== null && this.lastSeqno! < this.headSeqno) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, pollMs);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wake = () => {
+          this.wake = null;
+          done();
+        };
+      });
+    }
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.writing.then(work);
+    this.writing = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  }
+
+  private async appendBlock(block: FinalizedBlock): Promise<void> {
+    const seqno = block.masterchain.seqno;
+    if (seqno !== this.lastSeqno! + 1) throw new Error(`follower expected block ${this.lastSeqno! + 1}, got ${seqno}`);
+    const started = performance.now();
+    const events: ChainEvent[] = [];
+    const add = (event: UnplacedEvent) => {
+      if (events.length >= MEMPOOL_BASE) throw new Error(`masterchain block ${seqno} has more than ${MEMPOOL_BASE} events`);
+      events.push({ ...event, position: makePosition(seqno, events.length), mcSeqno: seqno } as ChainEvent);
+    };
+    add({ type: 'block', block: block.masterchain });
+    for (const shard of block.shards) add({ type: 'block', block: shard });
+    for (const tx of block.transactions) add({ type: 'transaction', tx });
+    const traced = this.traces.applyBlock(seqno, block.transactions);
+    for (const trace of traced.completed) add({ type: 'trace', trace });
+
+    const batch: EventBatch = {
+      kind: 'block',
+      mcSeqno: seqno,
+      firstPosition: events[0]!.position,
+      lastPosition: events[events.length - 1]!.position,
+      events,
+    };
+    await this.options.store.db.transaction().execute(async (trx) => {
+      await this.options.log.append(trx, batch);
+      await writeCursor(trx, CURSOR, seqno, this.now());
+      await this.persistTraces(trx, traced.changed, traced.removed);
+    });
+    this.lastSeqno = seqno;
+    this.lastGenUtime = block.masterchain.genUtime;
+    this.options.log.published(batch);
+    this.options.metrics?.appended(batch, performance.now() - started, this.status());
+    for (const waiter of this.seqnoWaiters) {
+      if (seqno >= waiter.seqno) {
+        this.seqnoWaiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  }
+
+  private async persistTraces(trx: Kysely<any>, changed: TraceState[], removed: string[]): Promise<void> {
+    const db = trx as Kysely<TraceTables>;
+    for (let i = 0; i < removed.length; i += 500) {
+      await db.deleteFrom('traces_in_flight').where('root_hash', 'in', removed.slice(i, i + 500)).execute();
+    }
+    for (const trace of changed) {
+      const state = TraceTracker.serialize(trace);
+      await db
+        .insertInto('traces_in_flight')
+        .values({ root_hash: trace.root, start_mc_seqno: BigInt(trace.startMcSeqno), state })
+        .onConflict((oc) => oc.column('root_hash').doUpdateSet({ state }))
+        .execute();
+    }
+  }
+
+  /** A mempool event takes the next free position after the last appended block. */
+  private async appendMempool(message: PendingMessage): Promise<void> {
+    const seqno = this.lastSeqno!;
+    const head = this.options.log.headPosition();
+    const base = makePosition(seqno, MEMPOOL_BASE);
+    const position = head !== null && head >= base ? head + 1 : base;
+    if (position >= makePosition(seqno + 1, 0)) {
+      this.options.metrics?.mempoolDropped.inc();
+      throw new Error(`mempool position range of block ${seqno} is full`);
+    }
+    const batch: EventBatch = {
+      kind: 'mempool',
+      mcSeqno: seqno,
+      firstPosition: position,
+      lastPosition: position,
+      events: [{ type: 'mempool', message, position, mcSeqno: seqno }],
+    };
+    await this.options.store.db.transaction().execute((trx) => this.options.log.append(trx, batch));
+    this.options.log.published(batch);
+    this.options.metrics?.appended(batch, 0, this.status());
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      const deleted = await this.enqueue(() => this.options.log.prune());
+      if (deleted > 0) this.options.logger.debug({ deleted }, 'pruned event batches past retention');
+    } catch (err) {
+      this.options.logger.warn({ err }, 'event log prune failed');
+    }
+  }
+}
