@@ -1,0 +1,5 @@
+// Every component of the service, in start order (one line each). `serve` builds them with the
+// service context, registers their routes, starts them, and stops them in reverse order.
+import type { ComponentFactory } from './component.js';
+
+export const componentFactories: Array<{ name: string; load: () => Promise<ComponentFactory> }> = [];
