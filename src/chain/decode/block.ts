@@ -1,0 +1,124 @@
+// A full Block (block.tlb) → header, committed shard blocks (masterchain), and every transaction.
+// @ton/core reads no blocks; this is the minimal walk the follower and `tonwatch decode` need:
+//   block#11ef55aa global_id:int32 info:^BlockInfo value_flow:^ValueFlow
+//     state_update:^(MERKLE_UPDATE ShardState) extra:^BlockExtra
+//   block_extra in_msg_descr:^InMsgDescr out_msg_descr:^OutMsgDescr account_blocks:^ShardAccountBlocks
+//     rand_seed:bits256 created_by:bits256 custom:(Maybe ^McBlockExtra)
+//   acc_trans#5 account_addr:bits256 transactions:(HashmapAug 64 ^Transaction CurrencyCollection)
+//     state_update:^(HASH_UPDATE Account)
+import { createHash } from 'node:crypto';
+import { Cell } from '@ton/core';
+import type { BlockId, TransactionModel } from '../model.js';
+import { readBlockInfo, type ExtBlockRef } from './block-info.js';
+import { forEachLeaf, forEachLeafE } from './hashmap.js';
+import { readCurrencyCollection } from './message.js';
+import { CellLayoutError, CellReader } from './reader.js';
+import { readShardHashes, type ShardBlockRef } from './shard-hashes.js';
+import { decodeTransaction } from './transaction.js';
+
+export const BLOCK_TAG = 0x11ef55aa;
+/** The constructor tag block.tlb gives `block_extra` (its scheme's CRC32, as tlbc computes it). */
+export const BLOCK_EXTRA_TAG = 0x4a33f6fd;
+
+export interface DecodedBlockHeader extends BlockId {
+  globalId: number;
+  genUtime: number;
+  startLt: bigint;
+  endLt: bigint;
+  keyBlock: boolean;
+  minRefMcSeqno: number;
+  /** Shard blocks: the latest masterchain block known when it was made (a lower bound of the committing one). */
+  masterRef: ExtBlockRef | null;
+  prev: ExtBlockRef[];
+}
+
+export interface DecodedBlock {
+  header: DecodedBlockHeader;
+  /** Masterchain blocks only: the shard blocks listed in shard_hashes (new ones have regMcSeqno = seqno). */
+  shardBlocks?: ShardBlockRef[];
+  /** Every transaction, ordered by (lt, account). */
+  transactions: TransactionModel[];
+}
+
+export interface DecodeBlockOptions {
+  /**
+   * Masterchain seqno that committed this block, stamped on its transactions. Defaults to the block's own
+   * seqno on the masterchain and to its master_ref seqno for a shard block.
+   */
+  mcSeqno?: number;
+  /** File hash when a Cell (not the BoC bytes) is given; otherwise the sha256 of a fresh serialisation. */
+  fileHash?: string;
+}
+
+/** Decodes a Block BoC (or its root cell). Throws CellLayoutError naming the part that is not a block. */
+export function decodeBlock(boc: Buffer | Cell, options: DecodeBlockOptions = {}): DecodedBlock {
+  let root: Cell;
+  let fileHash: string;
+  if (boc instanceof Cell) {
+    root = boc;
+    fileHash = options.fileHash ?? sha256(boc.toBoc());
+  } else {
+    const roots = Cell.fromBoc(boc);
+    if (roots.length !== 1) throw new CellLayoutError(`a block BoC has one root, this one has ${roots.length}`);
+    root = roots[0]!;
+    fileHash = sha256(boc);
+  }
+  const r = new CellReader(root);
+  const tag = r.uint(32);
+  if (tag !== BLOCK_TAG) throw new CellLayoutError(`not a block: tag 0x${tag.toString(16).padStart(8, '0')}`);
+  const globalId = r.int(32);
+  const info = readBlockInfo(r.ref());
+  r.ref(); // value_flow
+  r.ref(); // state_update
+  const extra = new CellReader(r.ref());
+  const extraTag = extra.uint(32);
+  if (extraTag !== BLOCK_EXTRA_TAG) throw new CellLayoutError(`BlockExtra tag 0x${extraTag.toString(16)} is not 0x4a33f6fd`);
+  extra.ref(); // in_msg_descr
+  extra.ref(); // out_msg_descr
+  const accountBlocks = extra.ref();
+  extra.skip(512); // rand_seed, created_by
+  const mcExtra = extra.maybeRef();
+
+  const header: DecodedBlockHeader = {
+    workchain: info.workchain,
+    shard: info.shard,
+    seqno: info.seqno,
+    rootHash: root.hash().toString('hex'),
+    fileHash,
+    globalId,
+    genUtime: info.genUtime,
+    startLt: info.startLt,
+    endLt: info.endLt,
+    keyBlock: info.keyBlock,
+    minRefMcSeqno: info.minRefMcSeqno,
+    masterRef: info.masterRef,
+    prev: info.prev,
+  };
+  const mcSeqno = options.mcSeqno ?? (info.masterRef ? info.masterRef.seqno : info.seqno);
+  const where = { block: { workchain: info.workchain, shard: info.shard, seqno: info.seqno }, mcSeqno };
+  const transactions = readTransactionCells(accountBlocks).map((cell) => decodeTransaction(cell, where));
+  transactions.sort((a, b) => (a.lt < b.lt ? -1 : a.lt > b.lt ? 1 : a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+  const block: DecodedBlock = { header, transactions };
+  if (info.workchain === -1) block.shardBlocks = mcExtra ? readShardHashes(new CellReader(mcExtra)) : [];
+  return block;
+}
+
+/** Transaction cells of `ShardAccountBlocks` = `HashmapAugE 256 AccountBlock CurrencyCollection`. */
+export function readTransactionCells(accountBlocks: Cell): Cell[] {
+  const cells: Cell[] = [];
+  forEachLeafE(new CellReader(accountBlocks), 256, (leaf) => {
+    readCurrencyCollection(leaf); // augmentation
+    const tag = leaf.uint(4);
+    if (tag !== 0x5) throw new CellLayoutError(`AccountBlock tag 0x${tag.toString(16)} is not 0x5`);
+    leaf.skip(256);
+    forEachLeaf(leaf, 64, (tx) => {
+      readCurrencyCollection(tx); // augmentation
+      cells.push(tx.ref());
+    });
+  });
+  return cells;
+}
+
+function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}

@@ -1,0 +1,91 @@
+// What a message body means. Never throws: a body that breaks its declared layout becomes
+// `{kind:'unknown', reason}` naming the field; a well-formed body with an opcode we do not decode
+// becomes `{kind:'binary', opcode}`.
+import type { Cell } from '@ton/core';
+import type { DecodedBody } from '../model.js';
+import { readInvoicePayload } from './invoice.js';
+import {
+  readExcesses,
+  readJettonBurn,
+  readJettonInternalTransfer,
+  readJettonNotify,
+  readJettonTransfer,
+  type FieldCursor,
+} from './jetton.js';
+import { OP, opHex } from './opcode.js';
+import { CellReader } from './reader.js';
+import { decodeUtf8, readSnakeBytes } from './text.js';
+
+/** Decodes a body cell. */
+export function decodeBody(body: Cell): DecodedBody {
+  let r: CellReader;
+  try {
+    r = new CellReader(body);
+  } catch (err) {
+    return { kind: 'unknown', reason: `unreadable cell: ${(err as Error).message}` };
+  }
+  return decodeBodyAt(r);
+}
+
+/** Decodes the unread part of `r` as a body (an inline `Either X ^X` body). Consumes `r`. */
+export function decodeBodyAt(r: CellReader): DecodedBody {
+  if (r.isExotic) return { kind: 'unknown', reason: 'body is an exotic (pruned or library) cell' };
+  const bits = r.remainingBits;
+  if (bits === 0 && r.remainingRefs === 0) return { kind: 'empty' };
+  if (bits < 32) {
+    return { kind: 'unknown', reason: `body of ${bits} bits and ${r.remainingRefs} refs has no 32-bit opcode` };
+  }
+  const op = r.uint(32);
+  const field: FieldCursor = { at: 'body' };
+  try {
+    return decodeOp(op, r, field);
+  } catch (err) {
+    return { kind: 'unknown', reason: `${describe(op)}: cannot read ${field.at}: ${(err as Error).message}` };
+  }
+}
+
+function decodeOp(op: number, r: CellReader, field: FieldCursor): DecodedBody {
+  switch (op) {
+    case OP.textComment:
+      field.at = 'text';
+      return { kind: 'text_comment', text: decodeUtf8(readSnakeBytes(r).bytes) };
+    case OP.encryptedComment:
+      field.at = 'data';
+      return { kind: 'encrypted_comment', data: readSnakeBytes(r).bytes.toString('hex') };
+    case OP.invoicePayload: {
+      field.at = 'id';
+      const invoice = readInvoicePayload(r);
+      return { kind: 'invoice_payload', invoiceId: invoice.invoiceId, url: invoice.url };
+    }
+    case OP.bounced:
+      // The node bounces the first 256 bits of the original body after the 0xffffffff prefix.
+      return { kind: 'bounced', originalOpcode: r.remainingBits >= 32 ? r.uint(32) : null };
+    case OP.jettonTransfer:
+      return readJettonTransfer(r, field);
+    case OP.jettonInternalTransfer:
+      return readJettonInternalTransfer(r, field);
+    case OP.jettonNotify:
+      return readJettonNotify(r, field);
+    case OP.excesses:
+      return readExcesses(r, field);
+    case OP.jettonBurn:
+      return readJettonBurn(r, field);
+    default:
+      return { kind: 'binary', opcode: op };
+  }
+}
+
+const NAMES: Record<number, string> = {
+  [OP.textComment]: 'text comment',
+  [OP.encryptedComment]: 'encrypted comment',
+  [OP.invoicePayload]: 'invoice payload',
+  [OP.jettonTransfer]: 'jetton transfer',
+  [OP.jettonInternalTransfer]: 'jetton internal_transfer',
+  [OP.jettonNotify]: 'jetton transfer_notification',
+  [OP.excesses]: 'excesses',
+  [OP.jettonBurn]: 'jetton burn',
+};
+
+function describe(op: number): string {
+  return `${NAMES[op] ?? 'body'} (${opHex(op)})`;
+}

@@ -1,0 +1,179 @@
+// A small, fast sequential reader over one cell. @ton/core's Slice reads integers bit by bit through
+// BigInt, which dominates the cost of decoding every transaction of the chain; this reader works on
+// the cell's bytes with plain numbers and only falls back to BigInt above 48 bits.
+import { beginCell, type Cell } from '@ton/core';
+
+/** Thrown when a cell does not hold what the layout says; decoders turn it into a reason. */
+export class CellLayoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CellLayoutError';
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** The cell's data bits as bytes (last byte zero-padded), using the public BitString API only. */
+function cellBytes(cell: Cell): Uint8Array {
+  const bits = cell.bits;
+  const length = bits.length;
+  if (length === 0) return EMPTY;
+  const whole = length & ~7;
+  if (whole === length) {
+    const direct = bits.subbuffer(0, length);
+    if (direct) return direct;
+  }
+  const out = new Uint8Array((length + 7) >> 3);
+  const head = whole > 0 ? bits.subbuffer(0, whole) : EMPTY;
+  if (head) out.set(head);
+  for (let i = head ? whole : 0; i < length; i++) {
+    if (bits.at(i)) out[i >> 3]! |= 0x80 >> (i & 7);
+  }
+  return out;
+}
+
+/** Number of bits of `#<= m` (and of the length field of `HmLabel` for m). */
+export function bitsForMax(m: number): number {
+  return m === 0 ? 0 : 32 - Math.clz32(m);
+}
+
+export class CellReader {
+  private readonly bytes: Uint8Array;
+  private readonly bitLength: number;
+  private bit = 0;
+  private refIndex = 0;
+
+  constructor(readonly cell: Cell) {
+    this.bytes = cellBytes(cell);
+    this.bitLength = cell.bits.length;
+  }
+
+  get remainingBits(): number {
+    return this.bitLength - this.bit;
+  }
+
+  get remainingRefs(): number {
+    return this.cell.refs.length - this.refIndex;
+  }
+
+  /** Exotic cells (pruned branches, Merkle proofs) carry no readable layout. */
+  get isExotic(): boolean {
+    return this.cell.isExotic;
+  }
+
+  clone(): CellReader {
+    const copy = Object.create(CellReader.prototype) as CellReader;
+    Object.assign(copy, this);
+    return copy;
+  }
+
+  private need(n: number): void {
+    if (n > this.bitLength - this.bit) {
+      throw new CellLayoutError(`needs ${n} bits, ${this.bitLength - this.bit} left`);
+    }
+  }
+
+  skip(n: number): void {
+    this.need(n);
+    this.bit += n;
+  }
+
+  bool(): boolean {
+    this.need(1);
+    const b = this.bit++;
+    return (this.bytes[b >> 3]! & (0x80 >> (b & 7))) !== 0;
+  }
+
+  /** Unsigned integer of up to 48 bits as a number. */
+  uint(n: number): number {
+    this.need(n);
+    let value = 0;
+    let pos = this.bit;
+    let left = n;
+    while (left > 0) {
+      const offset = pos & 7;
+      const take = Math.min(8 - offset, left);
+      const chunk = (this.bytes[pos >> 3]! >> (8 - offset - take)) & ((1 << take) - 1);
+      value = value * (1 << take) + chunk;
+      pos += take;
+      left -= take;
+    }
+    this.bit = pos;
+    return value;
+  }
+
+  /** Signed (two's complement) integer of up to 48 bits. */
+  int(n: number): number {
+    if (n === 0) return 0;
+    const raw = this.uint(n);
+    const top = 2 ** (n - 1);
+    return raw >= top ? raw - 2 * top : raw;
+  }
+
+  /** Unsigned integer of any width as a bigint. */
+  bigUint(n: number): bigint {
+    if (n <= 48) return BigInt(this.uint(n));
+    this.need(n);
+    let value = 0n;
+    let left = n;
+    while (left > 0) {
+      const take = Math.min(32, left);
+      value = (value << BigInt(take)) | BigInt(this.uint(take));
+      left -= take;
+    }
+    return value;
+  }
+
+  /** `VarUInteger k`, where `lenBits` is the width of its length field (4 for Grams/Coins). */
+  varUint(lenBits: number): bigint {
+    const len = this.uint(lenBits);
+    return len === 0 ? 0n : this.bigUint(len * 8);
+  }
+
+  /** Grams / Coins (`VarUInteger 16`). */
+  coins(): bigint {
+    return this.varUint(4);
+  }
+
+  /** `n` whole bytes. */
+  bytesOf(n: number): Buffer {
+    this.need(n * 8);
+    if ((this.bit & 7) === 0) {
+      const start = this.bit >> 3;
+      this.bit += n * 8;
+      return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + start, n);
+    }
+    const out = Buffer.allocUnsafe(n);
+    for (let i = 0; i < n; i++) out[i] = this.uint(8);
+    return out;
+  }
+
+  /** `bits` bits (a multiple of 8) as lowercase hex, e.g. 256 for a hash. */
+  hex(bits: number): string {
+    return this.bytesOf(bits >> 3).toString('hex');
+  }
+
+  ref(): Cell {
+    const ref = this.cell.refs[this.refIndex];
+    if (!ref) throw new CellLayoutError(`needs a reference, ${this.remainingRefs} left`);
+    this.refIndex++;
+    return ref;
+  }
+
+  maybeRef(): Cell | null {
+    return this.bool() ? this.ref() : null;
+  }
+
+  /** `HashmapE`/`Maybe ^X`: one bit, and a reference when it is set. */
+  skipMaybeRef(): void {
+    if (this.bool()) this.ref();
+  }
+
+  /** The unread part (bits and references) as a cell; the cell itself when nothing was read. */
+  restAsCell(): Cell {
+    if (this.bit === 0 && this.refIndex === 0) return this.cell;
+    const b = beginCell().storeBits(this.cell.bits.substring(this.bit, this.remainingBits));
+    for (let i = this.refIndex; i < this.cell.refs.length; i++) b.storeRef(this.cell.refs[i]!);
+    return b.endCell();
+  }
+}

@@ -1,0 +1,60 @@
+// McBlockExtra's `shard_hashes:(HashmapE 32 ^(BinTree ShardDescr))`: the latest block of every shard
+// that a masterchain block commits (block.tlb).
+import type { BlockId } from '../model.js';
+import { shardHex } from './block-info.js';
+import { forEachKeyedLeaf } from './hashmap.js';
+import { CellLayoutError, CellReader } from './reader.js';
+
+/** A shard block as a masterchain block lists it. */
+export interface ShardBlockRef extends BlockId {
+  /** Masterchain seqno that registered it: equal to the listing block's seqno when it is new there. */
+  regMcSeqno: number;
+  startLt: bigint;
+  endLt: bigint;
+  genUtime: number;
+}
+
+export const MC_BLOCK_EXTRA_TAG = 0xcca5;
+
+// shard_descr#b / shard_descr_new#a seq_no:uint32 reg_mc_seqno:uint32 start_lt:uint64 end_lt:uint64
+//   root_hash:bits256 file_hash:bits256 before_split … nx_cc_updated:Bool flags:(## 3)
+//   next_catchain_seqno:uint32 next_validator_shard:uint64 min_ref_mc_seqno:uint32 gen_utime:uint32 …
+function readShardDescr(r: CellReader, workchain: number, shard: bigint): ShardBlockRef {
+  const tag = r.uint(4);
+  if (tag !== 0xa && tag !== 0xb) throw new CellLayoutError(`ShardDescr tag 0x${tag.toString(16)} is not 0xa or 0xb`);
+  const seqno = r.uint(32);
+  const regMcSeqno = r.uint(32);
+  const startLt = r.bigUint(64);
+  const endLt = r.bigUint(64);
+  const rootHash = r.hex(256);
+  const fileHash = r.hex(256);
+  r.skip(8 + 32 + 64 + 32);
+  const genUtime = r.uint(32);
+  return { workchain, shard: shardHex(shard), seqno, rootHash, fileHash, regMcSeqno, startLt, endLt, genUtime };
+}
+
+/** `bt_leaf$0 leaf:X | bt_fork$1 left:^ right:^`; a fork splits the shard in its two halves. */
+function walkBinTree(r: CellReader, workchain: number, shard: bigint, out: ShardBlockRef[]): void {
+  if (!r.bool()) {
+    out.push(readShardDescr(r, workchain, shard));
+    return;
+  }
+  const half = (shard & -shard) >> 1n;
+  if (half === 0n) throw new CellLayoutError('shard tree deeper than 64 levels');
+  walkBinTree(new CellReader(r.ref()), workchain, shard - half, out);
+  walkBinTree(new CellReader(r.ref()), workchain, shard + half, out);
+}
+
+// masterchain_block_extra#cca5 key_block:(## 1) shard_hashes:ShardHashes shard_fees:ShardFees ^[…] config
+export function readShardHashes(mcBlockExtra: CellReader): ShardBlockRef[] {
+  const tag = mcBlockExtra.uint(16);
+  if (tag !== MC_BLOCK_EXTRA_TAG) throw new CellLayoutError(`McBlockExtra tag 0x${tag.toString(16)} is not 0xcca5`);
+  mcBlockExtra.skip(1);
+  const out: ShardBlockRef[] = [];
+  if (!mcBlockExtra.bool()) return out;
+  forEachKeyedLeaf(new CellReader(mcBlockExtra.ref()), 32, (key, leaf) => {
+    const workchain = Number(BigInt.asIntN(32, key));
+    walkBinTree(new CellReader(leaf.ref()), workchain, 1n << 63n, out);
+  });
+  return out;
+}
