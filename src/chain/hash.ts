@@ -20,9 +20,10 @@ const BASE64URL = /^[A-Za-z0-9_-]{43}=?$/;
 /** 64 hex (any case) or base64/base64url of 32 bytes → 64 lowercase hex. Throws InvalidHashError. */
 export function parseHash(input: string): HashHex {
   if (typeof input !== 'string') throw new InvalidHashError(String(input), 'not a string');
-  // A `+` of standard base64 arrives as a space when it sat unescaped in a query string.
-  const text = input.trim().replace(/ /g, '+');
-  if (HEX.test(text)) return text.toLowerCase();
+  const trimmed = input.trim();
+  if (HEX.test(trimmed)) return trimmed.toLowerCase();
+  // A `+` of standard base64 arrives as a space when it sat unescaped in a query string (even a leading one).
+  const text = BASE64.test(trimmed) || BASE64URL.test(trimmed) ? trimmed : input.replace(/ /g, '+').trim();
   if (BASE64.test(text) || BASE64URL.test(text)) {
     const standard = text.replace(/-/g, '+').replace(/_/g, '/').replace(/=$/, '');
     const bytes = Buffer.from(standard, 'base64');
