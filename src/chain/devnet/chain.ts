@@ -1,0 +1,467 @@
+// DevnetChain: the embedded local chain behind the ChainSource interface. A real TVM (the
+// @ton/sandbox emulator) runs every transaction; this class owns the clock, the lt counter,
+// the block producer, the mempool and the chain's own SQLite storage.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Cell, crc16, type TupleItem } from '@ton/core';
+import { parseAccountId } from '../address.js';
+import { decodeTransaction } from '../decode/transaction.js';
+import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, TransactionModel } from '../model.js';
+import {
+  ChainRejectedError,
+  MAX_TRANSACTIONS_PER_CALL,
+  type ChainSource,
+  type EmulationResult,
+  type GetMethodResult,
+} from '../source.js';
+import { Emulator, EmulationRefused, readShardAccount } from './emulator.js';
+import { toQueuedMessage, type QueuedMessage } from './execute.js';
+import { emulateTrace, Mempool, type TraceEmulation } from './mempool.js';
+import { FULL_SHARD, produceTick, tickRandomSeed, type ChainCounters, type ProducedTick } from './producer.js';
+import { CommittedAccounts, type AccountReader } from './state.js';
+import { DevnetStorage, type StoredTransaction } from './storage.js';
+
+export interface DevnetChainOptions {
+  /** Directory of the chain's SQLite file (created when missing). */
+  dataDir: string;
+  /** Time between blocks; default 1000, at least 100. */
+  blockIntervalMs?: number;
+  /** No timer: blocks are made only by produceBlock() (tests). */
+  manual?: boolean;
+  /** Most messages the mempool holds; default 10,000. */
+  mempoolLimit?: number;
+  /** Wall clock in ms (injectable for tests). */
+  clock?: () => number;
+  /** Called for problems the chain survives (a failed timed block, a dropped external). */
+  onWarning?: (message: string) => void;
+}
+
+export const DEFAULT_BLOCK_INTERVAL_MS = 1000;
+export const MIN_BLOCK_INTERVAL_MS = 100;
+
+/** Hooks the genesis step (genesis.ts) gets: it runs before the block timer starts. */
+export interface GenesisHook {
+  (chain: DevnetChain): Promise<void>;
+}
+
+export class DevnetChain implements ChainSource {
+  readonly network = 'devnet' as const;
+  readonly blockIntervalMs: number;
+  readonly manual: boolean;
+
+  private storage: DevnetStorage | null = null;
+  private emulator: Emulator | null = null;
+  private readonly committed = new CommittedAccounts();
+  private mempool = new Mempool(this.committed);
+  private inflight: QueuedMessage[] = [];
+  private counters: ChainCounters = { masterchainSeqno: 0, shardSeqno: 0, nextLt: 0n, utime: 0 };
+  private head: BlockHeader | null = null;
+  private readonly headListeners = new Set<(seqno: number) => void>();
+  private readonly pendingListeners = new Set<(message: PendingMessage) => void>();
+  private serial: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private starting: Promise<void> | null = null;
+  private stopped = false;
+  private readonly clock: () => number;
+  private readonly mempoolLimit: number;
+
+  constructor(
+    private readonly options: DevnetChainOptions,
+    private readonly genesis: GenesisHook | null = null,
+  ) {
+    const interval = options.blockIntervalMs ?? DEFAULT_BLOCK_INTERVAL_MS;
+    if (!Number.isInteger(interval) || interval < MIN_BLOCK_INTERVAL_MS) {
+      throw new RangeError(`blockIntervalMs must be an integer ≥ ${MIN_BLOCK_INTERVAL_MS}, got ${interval}`);
+    }
+    this.blockIntervalMs = interval;
+    this.manual = options.manual ?? false;
+    this.clock = options.clock ?? Date.now;
+    this.mempoolLimit = options.mempoolLimit ?? 10_000;
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.open();
+    return this.starting;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.starting?.catch(() => undefined);
+    await this.serial.catch(() => undefined);
+    this.storage?.close();
+  }
+
+  private async open(): Promise<void> {
+    mkdirSync(this.options.dataDir, { recursive: true });
+    this.storage = new DevnetStorage(join(this.options.dataDir, 'devnet.sqlite'));
+    this.emulator = await Emulator.create();
+    const saved = this.storage.getMeta('counters');
+    if (saved) this.counters = parseCounters(saved);
+    for (const [id, shardAccount] of this.storage.loadAccounts()) this.committed.set(id, shardAccount);
+    if (this.counters.masterchainSeqno > 0) {
+      this.head = this.storage.blocksOfMasterchainSeqno(this.counters.masterchainSeqno)[0] ?? null;
+    }
+    await this.restorePending();
+    if (this.genesis) await this.genesis(this);
+    this.schedule();
+  }
+
+  /** In-flight messages come back as they were; mempool messages are re-emulated in order. */
+  private async restorePending(): Promise<void> {
+    for (const row of this.storage!.loadPending()) {
+      const message = toQueuedMessage(Cell.fromBoc(row.boc)[0]!);
+      if (row.kind === 'inflight') {
+        this.inflight.push(message);
+        continue;
+      }
+      const pending: PendingMessage = {
+        hash: row.hash,
+        boc: row.boc.toString('base64'),
+        destination: row.destination,
+        receivedAt: row.receivedAt,
+        involvedAccounts: row.involved,
+      };
+      const trace = await this.emulateOnPending(message).catch(() => null);
+      this.mempool.add({ pending, message }, trace);
+    }
+  }
+
+  private schedule(): void {
+    if (this.manual || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.produceBlock()
+        .catch((err) => this.warn(`block production failed: ${err instanceof Error ? err.message : String(err)}`))
+        .finally(() => this.schedule());
+    }, this.blockIntervalMs);
+  }
+
+  private warn(message: string): void {
+    this.options.onWarning?.(message);
+  }
+
+  /** Runs state-changing work one at a time (block production, mempool admission). */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(work, work);
+    this.serial = run.catch(() => undefined);
+    return run;
+  }
+
+  private ready(): { storage: DevnetStorage; emulator: Emulator } {
+    if (!this.storage || !this.emulator) throw new Error('the devnet is not started');
+    if (this.stopped) throw new Error('the devnet is stopped');
+    return { storage: this.storage, emulator: this.emulator };
+  }
+
+  /** Devnet time in seconds: the wall clock, never before the last block. */
+  now(): number {
+    return Math.max(this.counters.utime, Math.floor(this.clock() / 1000));
+  }
+
+  /** Produces the next masterchain block (and the shard block it commits) now; returns its header. */
+  produceBlock(): Promise<BlockHeader> {
+    return this.exclusive(() => this.tick());
+  }
+
+  private async tick(): Promise<BlockHeader> {
+    const { storage, emulator } = this.ready();
+    const tick = await produceTick({
+      emulator,
+      committed: this.committed,
+      counters: this.counters,
+      messages: [...this.inflight, ...this.mempool.messages()],
+      wallClockSeconds: Math.floor(this.clock() / 1000),
+    });
+    storage.writeBlock({
+      headers: [tick.masterchain, tick.shard],
+      transactions: tick.transactions.map(toStored),
+      accounts: tick.state.changes(),
+      newInflight: tick.nextInflight.map((m) => ({ hash: m.hash, destination: m.destination, boc: m.cell.toBoc() })),
+      meta: { counters: formatCounters(tick.counters) },
+    });
+    this.commit(tick);
+    return tick.masterchain;
+  }
+
+  private commit(tick: ProducedTick): void {
+    this.committed.apply(tick.state);
+    this.counters = tick.counters;
+    this.inflight = tick.nextInflight;
+    this.mempool.clear();
+    this.head = tick.masterchain;
+    for (const d of tick.dropped) this.warn(`message ${d.message.hash} produced no transaction: ${d.reason}`);
+    for (const listener of this.headListeners) {
+      try {
+        listener(tick.masterchain.seqno);
+      } catch (err) {
+        this.warn(`a head listener threw: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  async getMasterchainHead(): Promise<BlockHeader> {
+    this.ready();
+    if (!this.head) throw new Error('the devnet has not produced a block yet');
+    return { ...this.head };
+  }
+
+  onMasterchainHead(listener: (seqno: number) => void): () => void {
+    this.headListeners.add(listener);
+    return () => this.headListeners.delete(listener);
+  }
+
+  async getFinalizedBlock(seqno: number): Promise<FinalizedBlock | null> {
+    const { storage } = this.ready();
+    if (!Number.isInteger(seqno) || seqno < 1) throw new RangeError(`invalid masterchain seqno ${seqno}`);
+    if (seqno > this.counters.masterchainSeqno) return null;
+    const headers = storage.blocksOfMasterchainSeqno(seqno);
+    const masterchain = headers.find((h) => h.workchain === -1);
+    if (!masterchain) throw new Error(`masterchain block ${seqno} is no longer available`);
+    return {
+      masterchain,
+      shards: headers.filter((h) => h.workchain !== -1),
+      transactions: storage.transactionsOfMasterchainSeqno(seqno).map(decodeStored),
+    };
+  }
+
+  async getOldestAvailableSeqno(): Promise<number> {
+    return this.ready().storage.oldestMasterchainSeqno() ?? 1;
+  }
+
+  async getAccountState(address: AccountId): Promise<AccountState> {
+    this.ready();
+    const id = parseAccountId(address);
+    const snapshot = readShardAccount(this.committed.get(id));
+    return {
+      address: id,
+      status: snapshot.status,
+      balance: snapshot.balance,
+      lastTxLt: snapshot.lastTxLt,
+      lastTxHash: snapshot.lastTxHash,
+      code: snapshot.code?.toBoc().toString('base64') ?? null,
+      data: snapshot.data?.toBoc().toString('base64') ?? null,
+      mcSeqno: this.counters.masterchainSeqno,
+    };
+  }
+
+  async getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit = MAX_TRANSACTIONS_PER_CALL): Promise<TransactionModel[]> {
+    const { storage } = this.ready();
+    const id = parseAccountId(address);
+    const count = Math.max(1, Math.min(MAX_TRANSACTIONS_PER_CALL, Math.floor(limit)));
+    const rows = storage.accountTransactions(id, lt, count);
+    const first = rows[0];
+    if (!first || first.lt !== lt || first.hash !== hash.toLowerCase()) {
+      throw new Error(`transaction ${lt}:${hash} of ${id} is not on the devnet chain`);
+    }
+    // the account chain is linear, so walking prev links equals reading back by lt
+    return rows.map(decodeStored);
+  }
+
+  async runGetMethod(address: AccountId, method: string | number, stack: TupleItem[] = []): Promise<GetMethodResult> {
+    return this.runGetMethodOn(this.committed, address, method, stack);
+  }
+
+  /** Runs a get-method on the state the mempool would leave (used to pick the next wallet seqno). */
+  runPendingGetMethod(address: AccountId, method: string | number, stack: TupleItem[] = []): Promise<GetMethodResult> {
+    return this.runGetMethodOn(this.mempool.view(), address, method, stack);
+  }
+
+  /** The account as the mempool would leave it (committed state plus pending traces). */
+  pendingAccount(address: AccountId): ReturnType<typeof readShardAccount> {
+    this.ready();
+    return readShardAccount(this.mempool.view().get(parseAccountId(address)));
+  }
+
+  private async runGetMethodOn(
+    state: AccountReader,
+    address: AccountId,
+    method: string | number,
+    stack: TupleItem[],
+  ): Promise<GetMethodResult> {
+    const { emulator } = this.ready();
+    const id = parseAccountId(address);
+    const run = await emulator.runGetMethod({
+      shardAccount: state.get(id),
+      methodId: typeof method === 'number' ? method : methodId(method),
+      stack,
+      now: this.now(),
+      randomSeed: tickRandomSeed(this.counters.masterchainSeqno),
+    });
+    // no code to run: reported like tonlib does for an uninitialised account
+    return run ?? { exitCode: ACCOUNT_NOT_ACTIVE_EXIT_CODE, stack: [], gasUsed: 0n };
+  }
+
+  sendExternalMessage(boc: Buffer): Promise<{ hash: HashHex }> {
+    return this.exclusive(() => this.admit(boc));
+  }
+
+  private async admit(boc: Buffer): Promise<{ hash: HashHex }> {
+    const { storage } = this.ready();
+    const message = parseExternal(boc);
+    if (this.mempool.has(message.hash)) {
+      throw new ChainRejectedError(`message ${message.hash} is already in the mempool`, 'duplicate');
+    }
+    const onChain = storage.transactionOfInMessage(message.hash);
+    if (onChain) {
+      throw new ChainRejectedError(`message ${message.hash} is already on chain (transaction ${onChain})`, 'duplicate');
+    }
+    if (this.mempool.size >= this.mempoolLimit) {
+      throw new ChainRejectedError(`the mempool is full (${this.mempoolLimit} messages); wait for the next block`, 'mempool_full');
+    }
+    const trace = await this.emulateOnPending(message);
+    const pending: PendingMessage = {
+      hash: message.hash,
+      boc: message.cell.toBoc().toString('base64'),
+      destination: message.destination,
+      receivedAt: Math.floor(this.clock() / 1000),
+      involvedAccounts: trace.involvedAccounts,
+    };
+    storage.addToMempool(pending, message.cell.toBoc());
+    this.mempool.add({ pending, message }, trace);
+    for (const listener of this.pendingListeners) {
+      try {
+        listener({ ...pending, involvedAccounts: [...trace.involvedAccounts] });
+      } catch (err) {
+        this.warn(`a pending-message listener threw: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    return { hash: message.hash };
+  }
+
+  /** Emulates on the speculative state; a message the destination does not accept is refused. */
+  private async emulateOnPending(message: QueuedMessage): Promise<TraceEmulation> {
+    const { emulator } = this.ready();
+    try {
+      return await emulateTrace(emulator, this.mempool.view(), message, {
+        now: this.now(),
+        lt: this.mempool.nextEmulationLt(this.counters.nextLt),
+        randomSeed: tickRandomSeed(this.counters.masterchainSeqno + 1),
+      });
+    } catch (err) {
+      if (!(err instanceof EmulationRefused)) throw err;
+      const code = err.exitCode === null ? '' : ` (exit code ${err.exitCode})`;
+      throw new ChainRejectedError(
+        `account ${message.destination} did not accept the external message${code}: ${err.message}`,
+        'not_accepted',
+      );
+    }
+  }
+
+  emulateMessage(boc: Buffer): Promise<EmulationResult> {
+    return this.exclusive(async () => {
+      const message = parseExternal(boc);
+      const trace = await this.emulateOnPending(message);
+      const head = this.counters.masterchainSeqno;
+      return {
+        involvedAccounts: trace.involvedAccounts,
+        // not on chain: located in the blocks each hop would land in
+        transactions: trace.transactions.map((tx) =>
+          decodeTransaction(tx.cell, {
+            block: { workchain: tx.workchain, shard: FULL_SHARD, seqno: head + 1 + tx.hop },
+            mcSeqno: head + 1 + tx.hop,
+          }),
+        ),
+      };
+    });
+  }
+
+  async getPendingMessages(): Promise<PendingMessage[]> {
+    this.ready();
+    return this.mempool.list();
+  }
+
+  onPendingMessage(listener: (message: PendingMessage) => void): () => void {
+    this.pendingListeners.add(listener);
+    return () => this.pendingListeners.delete(listener);
+  }
+
+  /** Number of internal messages waiting for the next block (traces still in flight). */
+  get inflightCount(): number {
+    return this.inflight.length;
+  }
+
+  get mempoolSize(): number {
+    return this.mempool.size;
+  }
+
+  /** Meta values other devnet modules keep in the chain's storage (e.g. genesis progress). */
+  getMeta(key: string): string | null {
+    return this.ready().storage.getMeta(key);
+  }
+
+  setMeta(key: string, value: string): void {
+    this.ready().storage.setMeta(key, value);
+  }
+
+  /** Writes accounts that exist from the zero state; only before the first block. */
+  writeZeroState(accounts: Array<[AccountId, string]>): void {
+    const { storage } = this.ready();
+    if (this.counters.masterchainSeqno > 0) throw new Error('the zero state can only be written before block 1');
+    for (const [id, shardAccount] of accounts) this.committed.set(id, shardAccount);
+    storage.writeZeroState(accounts, {});
+  }
+
+  get masterchainSeqno(): number {
+    return this.counters.masterchainSeqno;
+  }
+}
+
+/** What runGetMethod reports for an account that has no code (not active). */
+export const ACCOUNT_NOT_ACTIVE_EXIT_CODE = -256;
+
+export function methodId(name: string): number {
+  return (crc16(Buffer.from(name)).readUInt16BE(0) & 0xffff) | 0x10000;
+}
+
+function parseExternal(boc: Buffer): QueuedMessage {
+  let cell: Cell;
+  try {
+    const roots = Cell.fromBoc(boc);
+    if (roots.length !== 1) throw new Error(`expected one root cell, got ${roots.length}`);
+    cell = roots[0]!;
+  } catch (err) {
+    throw new ChainRejectedError(`invalid message BoC: ${err instanceof Error ? err.message : String(err)}`, 'invalid_boc');
+  }
+  let message: QueuedMessage;
+  try {
+    message = toQueuedMessage(cell);
+  } catch (err) {
+    throw new ChainRejectedError(`not a Message cell: ${err instanceof Error ? err.message : String(err)}`, 'invalid_message');
+  }
+  if (!message.external) throw new ChainRejectedError('only external inbound messages can be sent', 'not_external');
+  return message;
+}
+
+function toStored(tx: ProducedTick['transactions'][number]): StoredTransaction {
+  return {
+    hash: tx.hash,
+    account: tx.account,
+    lt: tx.lt,
+    prevLt: tx.prevLt,
+    prevHash: tx.prevHash,
+    workchain: tx.workchain,
+    blockSeqno: tx.block.seqno,
+    mcSeqno: tx.mcSeqno,
+    inMessageHash: tx.inMessageHash,
+    boc: tx.cell.toBoc(),
+  };
+}
+
+function decodeStored(row: StoredTransaction): TransactionModel {
+  const boc = row.boc.toString('base64');
+  return decodeTransaction(Cell.fromBoc(row.boc)[0]!, {
+    block: { workchain: row.workchain, shard: FULL_SHARD, seqno: row.blockSeqno },
+    mcSeqno: row.mcSeqno,
+    boc,
+  });
+}
+
+function formatCounters(c: ChainCounters): string {
+  return JSON.stringify({ ...c, nextLt: c.nextLt.toString() });
+}
+
+function parseCounters(json: string): ChainCounters {
+  const v = JSON.parse(json) as { masterchainSeqno: number; shardSeqno: number; nextLt: string; utime: number };
+  return { masterchainSeqno: v.masterchainSeqno, shardSeqno: v.shardSeqno, nextLt: BigInt(v.nextLt), utime: v.utime };
+}

@@ -1,0 +1,231 @@
+// The devnet control API (exists only on the devnet): an encapsulated Fastify plugin with a
+// TypeBox schema on every route. Handlers call DevnetControl; its 400s name the field, and
+// Fastify's own validation errors are mapped by the app's error handler (toErrorResponse).
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { BlockHeader } from '../model.js';
+import { ChainRejectedError } from '../source.js';
+import { ApiError } from '../../http/errors.js';
+import type { RouteAuth } from '../../http/auth.js';
+import type { DevnetControl } from './control.js';
+
+export interface DevnetRoutesOptions {
+  control: DevnetControl;
+  /** Auth requirement for every route (see src/http/auth.ts); none by default: a local devnet. */
+  auth?: RouteAuth;
+}
+
+const Amount = Type.String({ pattern: '^[0-9]{1,40}$', description: 'Integer amount in minimal units (nanoton or jetton units)' });
+const WalletName = Type.String({ minLength: 1, maxLength: 64, description: 'Devnet wallet name, e.g. alice' });
+const Target = Type.String({ minLength: 1, maxLength: 128, description: 'Wallet name or address in any form' });
+const Jetton = Type.String({ minLength: 1, maxLength: 128, description: 'Devnet jetton key (usdt, gram, fake-usdt) or master address' });
+const Comment = Type.String({ maxLength: 1000, description: 'Text comment' });
+const Boc = Type.String({ minLength: 1, maxLength: 65536, description: 'Base64 BoC of one cell' });
+
+const ErrorBody = Type.Object(
+  { error: Type.String(), field: Type.Optional(Type.String()), error_code: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+const MessageSent = Type.Object({ message_hash: Type.String({ description: 'Hash of the external message (trace root)' }) });
+const sent = <P extends Record<string, ReturnType<typeof Type.String>>>(extra: P) =>
+  Type.Object({ message_hash: Type.String(), ...extra });
+const Header = Type.Object({
+  workchain: Type.Integer(),
+  shard: Type.String(),
+  seqno: Type.Integer(),
+  root_hash: Type.String(),
+  file_hash: Type.String(),
+  gen_utime: Type.Integer(),
+  start_lt: Type.String(),
+  end_lt: Type.String(),
+  mc_seqno: Type.Integer(),
+});
+
+const SendBody = Type.Object(
+  {
+    from: WalletName,
+    to: Target,
+    amount: Amount,
+    comment: Type.Optional(Comment),
+    payload_boc: Type.Optional(Boc),
+    bounce: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const JettonSendBody = Type.Object(
+  {
+    from: WalletName,
+    jetton: Jetton,
+    to: Target,
+    amount: Amount,
+    comment: Type.Optional(Comment),
+    comment_in_ref: Type.Optional(Type.Boolean({ description: 'Comment in a ref (forward_payload bit 1) instead of inline' })),
+    payload_boc: Type.Optional(Boc),
+    forward_ton_amount: Type.Optional(Amount),
+  },
+  { additionalProperties: false },
+);
+const PayBody = Type.Object(
+  {
+    from: WalletName,
+    link: Type.String({ minLength: 1, maxLength: 4096, description: 'ton://transfer/<address>?amount=…&text=…&bin=…&jetton=…&exp=…' }),
+    ignore_expiry: Type.Optional(Type.Boolean({ description: 'Pay even after exp (wallet apps refuse)' })),
+  },
+  { additionalProperties: false },
+);
+const BounceBody = Type.Object(
+  { from: WalletName, to: Type.Optional(Target), amount: Type.Optional(Amount) },
+  { additionalProperties: false },
+);
+const FailedJettonBody = Type.Object({ from: WalletName, jetton: Jetton, to: Target }, { additionalProperties: false });
+const ForgedInternalBody = Type.Object(
+  { from: WalletName, jetton: Jetton, to: Target, amount: Type.Optional(Amount), comment: Type.Optional(Comment) },
+  { additionalProperties: false },
+);
+const ForgedNotificationBody = Type.Object(
+  { from: WalletName, to: Target, amount: Type.Optional(Amount), comment: Type.Optional(Comment), sender: Type.Optional(Target) },
+  { additionalProperties: false },
+);
+const DeployBody = Type.Object({ from: WalletName, amount: Type.Optional(Amount) }, { additionalProperties: false });
+
+const JettonBalance = Type.Object({
+  key: Type.String(),
+  symbol: Type.String(),
+  decimals: Type.Integer(),
+  master: Type.String(),
+  wallet: Type.String(),
+  balance: Type.String(),
+});
+const Wallet = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  address: Type.String(),
+  friendly: Type.String(),
+  status: Type.String(),
+  balance: Type.String(),
+  jettons: Type.Array(JettonBalance),
+});
+
+export function headerJson(h: BlockHeader): Static<typeof Header> {
+  return {
+    workchain: h.workchain,
+    shard: h.shard,
+    seqno: h.seqno,
+    root_hash: h.rootHash,
+    file_hash: h.fileHash,
+    gen_utime: h.genUtime,
+    start_lt: h.startLt.toString(),
+    end_lt: h.endLt.toString(),
+    mc_seqno: h.mcSeqno,
+  };
+}
+
+/** The chain refusing a message is the caller's problem (400), except a full mempool (503). */
+async function chainCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ChainRejectedError) {
+      throw new ApiError(err.code === 'mempool_full' ? 503 : 400, err.message, { error_code: err.code });
+    }
+    throw err;
+  }
+}
+
+const errors = { 400: ErrorBody, 503: ErrorBody };
+
+export async function devnetRoutes(fastify: FastifyInstance, opts: DevnetRoutesOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { control } = opts;
+  const config: { auth?: RouteAuth } = opts.auth ? { auth: opts.auth } : {};
+  const tags = ['devnet'];
+
+  app.get('/devnet/wallets', { config, schema: { tags, summary: 'Named devnet wallets with TON and jetton balances', response: { 200: Type.Array(Wallet) } } }, () =>
+    control.wallets(),
+  );
+
+  app.get(
+    '/devnet/info',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Devnet head, block interval, jettons and DNS',
+        response: {
+          200: Type.Object({
+            head: Header,
+            block_interval_ms: Type.Integer(),
+            manual: Type.Boolean(),
+            mempool_size: Type.Integer(),
+            inflight_messages: Type.Integer(),
+            jettons: Type.Array(
+              Type.Object({ key: Type.String(), symbol: Type.String(), name: Type.String(), decimals: Type.Integer(), master: Type.String() }),
+            ),
+            dns: Type.Object({ root: Type.String(), zone: Type.String(), names: Type.Record(Type.String(), Type.String()) }),
+          }),
+        },
+      },
+    },
+    async () => {
+      const { chain, directory } = control;
+      return {
+        head: headerJson(await chain.getMasterchainHead()),
+        block_interval_ms: chain.blockIntervalMs,
+        manual: chain.manual,
+        mempool_size: chain.mempoolSize,
+        inflight_messages: chain.inflightCount,
+        jettons: directory.jettons.map((j) => ({ key: j.key, symbol: j.symbol, name: j.name, decimals: j.decimals, master: j.masterId })),
+        dns: { root: directory.dns.rootId, zone: directory.dns.zoneId, names: directory.dns.names },
+      };
+    },
+  );
+
+  app.post('/devnet/send', { config, schema: { tags, summary: 'Send TON from a devnet wallet', body: SendBody, response: { 200: MessageSent, ...errors } } }, (req) =>
+    chainCall(() => control.send(req.body)),
+  );
+
+  app.post(
+    '/devnet/jetton/send',
+    { config, schema: { tags, summary: 'Send jettons from a devnet wallet', body: JettonSendBody, response: { 200: MessageSent, ...errors } } },
+    (req) => chainCall(() => control.jettonSend(req.body)),
+  );
+
+  app.post(
+    '/devnet/pay',
+    { config, schema: { tags, summary: 'Pay a ton://transfer link as a wallet app does', body: PayBody, response: { 200: MessageSent, ...errors } } },
+    (req) => chainCall(() => control.pay(req.body)),
+  );
+
+  app.post(
+    '/devnet/blocks',
+    { config, schema: { tags, summary: 'Produce a masterchain block now; returns the new head', response: { 200: Header } } },
+    async () => headerJson(await control.produceBlock()),
+  );
+
+  app.post(
+    '/devnet/scenarios/bounce',
+    { config, schema: { tags, summary: 'Bounceable transfer to an address without code (it bounces)', body: BounceBody, response: { 200: sent({ to: Type.String() }), ...errors } } },
+    (req) => chainCall(() => control.bounce(req.body)),
+  );
+  app.post(
+    '/devnet/scenarios/failed-jetton-transfer',
+    { config, schema: { tags, summary: 'Jetton transfer of more than the balance (the jetton wallet fails it)', body: FailedJettonBody, response: { 200: sent({ amount: Type.String() }), ...errors } } },
+    (req) => chainCall(() => control.failedJettonTransfer(req.body)),
+  );
+  app.post(
+    '/devnet/scenarios/forged-internal-transfer',
+    { config, schema: { tags, summary: "internal_transfer sent straight to someone's jetton wallet (refused there)", body: ForgedInternalBody, response: { 200: sent({ target: Type.String({ description: 'The jetton wallet that got the forged message' }) }), ...errors } } },
+    (req) => chainCall(() => control.forgedInternalTransfer(req.body)),
+  );
+  app.post(
+    '/devnet/scenarios/forged-notification',
+    { config, schema: { tags, summary: 'transfer_notification sent from a plain wallet (a fake jetton wallet)', body: ForgedNotificationBody, response: { 200: MessageSent, ...errors } } },
+    (req) => chainCall(() => control.forgedNotification(req.body)),
+  );
+  app.post(
+    '/devnet/scenarios/deploy',
+    { config, schema: { tags, summary: 'Deploy a new wallet contract with an internal message', body: DeployBody, response: { 200: sent({ address: Type.String({ description: 'The deployed contract' }) }), ...errors } } },
+    (req) => chainCall(() => control.deploy(req.body)),
+  );
+}

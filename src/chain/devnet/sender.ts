@@ -1,0 +1,34 @@
+// Submitting wallet transfers to the devnet: next seqno from the state the mempool would leave
+// (so several transfers from one wallet fit in one block), signing, and mempool admission.
+import type { MessageRelaxed } from '@ton/core';
+import type { DevnetChain } from './chain.js';
+import { signedTransfer, walletSeqno, type DevnetWallet } from './wallets.js';
+
+export function pendingSeqno(chain: DevnetChain, wallet: DevnetWallet): number {
+  const account = chain.pendingAccount(wallet.id);
+  return account.status === 'active' ? walletSeqno(wallet.version, account.data) : 0;
+}
+
+// one submission per wallet at a time: two concurrent sends must not sign the same seqno
+const walletQueues = new WeakMap<DevnetChain, Map<string, Promise<unknown>>>();
+
+function oneAtATime<T>(chain: DevnetChain, walletId: string, work: () => Promise<T>): Promise<T> {
+  let queues = walletQueues.get(chain);
+  if (!queues) walletQueues.set(chain, (queues = new Map()));
+  const previous = queues.get(walletId) ?? Promise.resolve();
+  const run = previous.then(work, work);
+  const settled = run.catch(() => undefined);
+  queues.set(walletId, settled);
+  void settled.then(() => {
+    if (queues.get(walletId) === settled) queues.delete(walletId);
+  });
+  return run;
+}
+
+/** Signs and submits one external from `wallet` with the next seqno; returns the message hash. */
+export function sendFromWallet(chain: DevnetChain, wallet: DevnetWallet, messages: MessageRelaxed[]): Promise<string> {
+  return oneAtATime(chain, wallet.id, async () => {
+    const cell = await signedTransfer(wallet, { seqno: pendingSeqno(chain, wallet), messages, now: chain.now() });
+    return (await chain.sendExternalMessage(cell.toBoc())).hash;
+  });
+}
