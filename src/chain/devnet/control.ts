@@ -27,8 +27,11 @@ import type { DevnetWallet } from './wallets.js';
 export const JETTON_TRANSFER_GAS = toNano('0.05');
 /** What a sender must keep on top of the amount for its own fees. */
 const FEE_RESERVE = toNano('0.05');
-/** Default TON forwarded with a jetton transfer so the recipient gets a transfer_notification. */
-export const DEFAULT_FORWARD_TON = 1n;
+/**
+ * Default TON forwarded with a jetton transfer so the recipient gets a transfer_notification with
+ * enough gas to run (wallet apps often forward 1 nanoton; pass forward_ton_amount to do that).
+ */
+export const DEFAULT_FORWARD_TON = toNano('0.01');
 
 export interface MessageSent {
   /** Hash of the external message (the trace's root message). */

@@ -1,19 +1,18 @@
 // The devnet control API (exists only on the devnet): an encapsulated Fastify plugin with a
 // TypeBox schema on every route. Handlers call DevnetControl; its 400s name the field, and
 // Fastify's own validation errors are mapped by the app's error handler (toErrorResponse).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { BlockHeader } from '../model.js';
 import { ChainRejectedError } from '../source.js';
 import { ApiError } from '../../http/errors.js';
-import type { RouteAuth } from '../../http/auth.js';
 import type { DevnetControl } from './control.js';
 
 export interface DevnetRoutesOptions {
   control: DevnetControl;
-  /** Auth requirement for every route (see src/http/auth.ts); none by default: a local devnet. */
-  auth?: RouteAuth;
+  /** Route config for every route, e.g. `{ auth: { scope: 'admin' } }` (src/http/auth.ts); none by default: a local devnet. */
+  routeConfig?: FastifyContextConfig;
 }
 
 const Amount = Type.String({ pattern: '^[0-9]{1,40}$', description: 'Integer amount in minimal units (nanoton or jetton units)' });
@@ -138,7 +137,7 @@ const errors = { 400: ErrorBody, 503: ErrorBody };
 export async function devnetRoutes(fastify: FastifyInstance, opts: DevnetRoutesOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { control } = opts;
-  const config: { auth?: RouteAuth } = opts.auth ? { auth: opts.auth } : {};
+  const config: FastifyContextConfig = opts.routeConfig ?? {};
   const tags = ['devnet'];
 
   app.get('/devnet/wallets', { config, schema: { tags, summary: 'Named devnet wallets with TON and jetton balances', response: { 200: Type.Array(Wallet) } } }, () =>
