@@ -1,5 +1,5 @@
 // Messages built with @ton/core's storeMessage, decoded into the model.
-import { Address, beginCell, Cell, external, internal, storeMessage, type Message } from '@ton/core';
+import { Address, beginCell, Cell, external, storeMessage, type Message } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { decodeMessage } from './message.js';
 import { CellLayoutError } from './reader.js';
@@ -10,7 +10,6 @@ const BOB = new Address(0, Buffer.alloc(32, 0xb0));
 const toCell = (m: Message) => beginCell().store(storeMessage(m)).endCell();
 
 function internalMessage(body: Cell, opts: { bounce?: boolean; bounced?: boolean; init?: boolean } = {}): Message {
-  const rel = internal({ to: BOB, value: 1_234_567_890n, bounce: opts.bounce ?? true, body });
   return {
     info: {
       type: 'internal',
@@ -19,7 +18,7 @@ function internalMessage(body: Cell, opts: { bounce?: boolean; bounced?: boolean
       bounced: opts.bounced ?? false,
       src: ALICE,
       dest: BOB,
-      value: rel.info.value,
+      value: { coins: 1_234_567_890n },
       ihrFee: 0n,
       forwardFee: 666_000n,
       createdLt: 47_000_000_000_003n,

@@ -2,6 +2,7 @@
 // was built), so decoding a transaction never re-hashes anything.
 import { beginCell, type Cell } from '@ton/core';
 import type { MessageModel, MessageType } from '../model.js';
+import { restToBoc } from './boc.js';
 import { decodeBodyAt } from './body.js';
 import { readAccountAddress, readMsgAddress } from './msg-address.js';
 import { peekOpcode } from './opcode.js';
@@ -89,7 +90,7 @@ export function decodeMessage(cell: Cell): MessageModel {
     const body = r.bool() ? new CellReader(r.ref()) : r;
     const opcode = peekOpcode(body);
     const empty = body.remainingBits === 0 && body.remainingRefs === 0;
-    const bodyBoc = empty ? EMPTY_BODY_BOC : body.restAsCell().toBoc().toString('base64');
+    const bodyBoc = empty ? EMPTY_BODY_BOC : restToBoc(body).toString('base64');
     return {
       hash: cell.hash().toString('hex'),
       type,

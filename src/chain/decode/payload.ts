@@ -1,6 +1,7 @@
 // Payload content (comment, encrypted comment, invoice, or a binary opcode) and the jetton forward
 // payload `forward_payload:(Either Cell ^Cell)` in every layout of compat.md §7.
 import type { ForwardPayload, PayloadContent } from '../model.js';
+import { cellToBoc, restToBoc } from './boc.js';
 import { readInvoicePayload } from './invoice.js';
 import { OP } from './opcode.js';
 import { CellReader } from './reader.js';
@@ -27,8 +28,6 @@ export function readPayloadContent(r: CellReader): PayloadContent & { malformed?
   }
 }
 
-const toBase64Boc = (r: CellReader): string => r.restAsCell().toBoc().toString('base64');
-
 /**
  * Reads `forward_payload:(Either Cell ^Cell)` at `r`. Never throws: a declared ref that is missing, or a
  * payload that is absent altogether, is recorded in `malformed`.
@@ -42,7 +41,7 @@ export function readForwardPayload(r: CellReader): ForwardPayload {
   }
   if (!r.bool()) {
     if (r.remainingBits === 0 && r.remainingRefs === 0) return { layout: 'none' };
-    const boc = toBase64Boc(r);
+    const boc = restToBoc(r).toString('base64');
     return withContent({ layout: 'inline', boc }, readPayloadContent(r));
   }
   if (r.remainingRefs === 0) return { layout: 'ref', malformed: 'forward_payload declares a ref (bit 1) but has none' };
@@ -50,7 +49,7 @@ export function readForwardPayload(r: CellReader): ForwardPayload {
 }
 
 function fromRef(payload: CellReader, malformed?: string): ForwardPayload {
-  const result: ForwardPayload = { layout: 'ref', boc: payload.cell.toBoc().toString('base64') };
+  const result: ForwardPayload = { layout: 'ref', boc: cellToBoc(payload.cell).toString('base64') };
   if (malformed) result.malformed = malformed;
   return withContent(result, readPayloadContent(payload));
 }

@@ -14,7 +14,7 @@ export class CellLayoutError extends Error {
 const EMPTY = new Uint8Array(0);
 
 /** The cell's data bits as bytes (last byte zero-padded), using the public BitString API only. */
-function cellBytes(cell: Cell): Uint8Array {
+export function cellBytes(cell: Cell): Uint8Array {
   const bits = cell.bits;
   const length = bits.length;
   if (length === 0) return EMPTY;
@@ -167,6 +167,28 @@ export class CellReader {
   /** `HashmapE`/`Maybe ^X`: one bit, and a reference when it is set. */
   skipMaybeRef(): void {
     if (this.bool()) this.ref();
+  }
+
+  /** The unread bits as bytes (last byte zero-padded) and their count, without building a cell. */
+  restBits(): { bytes: Uint8Array; bitLength: number } {
+    const bitLength = this.remainingBits;
+    if (this.bit === 0) return { bytes: this.bytes, bitLength };
+    const out = new Uint8Array((bitLength + 7) >> 3);
+    const shift = this.bit & 7;
+    const start = this.bit >> 3;
+    for (let i = 0; i < out.length; i++) {
+      const hi = this.bytes[start + i]! << shift;
+      const lo = shift === 0 ? 0 : (this.bytes[start + i + 1] ?? 0) >> (8 - shift);
+      out[i] = (hi | lo) & 0xff;
+    }
+    const spare = out.length * 8 - bitLength;
+    if (spare > 0) out[out.length - 1]! &= (0xff << spare) & 0xff;
+    return { bytes: out, bitLength };
+  }
+
+  /** The unread references. */
+  restRefs(): Cell[] {
+    return this.refIndex === 0 ? this.cell.refs : this.cell.refs.slice(this.refIndex);
   }
 
   /** The unread part (bits and references) as a cell; the cell itself when nothing was read. */

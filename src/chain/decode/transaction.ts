@@ -2,6 +2,7 @@
 // here once. Hashes come from the cells already held; the BoC is reused when the caller has it.
 import type { Cell } from '@ton/core';
 import type { AccountStatus, MessageModel, TransactionModel } from '../model.js';
+import { cellToBoc } from './boc.js';
 import { forEachLeafE } from './hashmap.js';
 import { classifyInbound } from './inbound.js';
 import { decodeMessage, readCurrencyCollection } from './message.js';
@@ -143,7 +144,7 @@ export function decodeTransaction(cell: Cell, where: TransactionLocation): Trans
       inbound: classifyInbound({ ...description, inMessage, origStatus }),
       block: { workchain, shard: where.block.shard, seqno: where.block.seqno },
       mcSeqno: where.mcSeqno,
-      boc: where.boc ?? cell.toBoc().toString('base64'),
+      boc: where.boc ?? cellToBoc(cell).toString('base64'),
     };
   } catch (err) {
     if (err instanceof CellLayoutError) throw new CellLayoutError(`transaction ${at}: ${err.message}`);
