@@ -24,7 +24,7 @@ const BOC_MAGICS = ['b5ee9c72', '68ff65f3', 'acc3a728'];
 class InputError extends Error {}
 
 function bytesFromText(text: string, what: string): Buffer {
-  const t = text.trim();
+  const t = text.replace(/\s+/g, ''); // tools like base64(1) wrap lines
   if (t.length > 0 && t.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(t)) return Buffer.from(t, 'hex');
   if (t.length > 0 && /^[A-Za-z0-9+/_-]+={0,2}$/.test(t)) return Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   throw new InputError(`${what} is neither a readable file, nor hex, nor base64`);
