@@ -37,6 +37,12 @@ describe('tonwatch decode', { timeout: 60_000 }, () => {
     expect(out.kind).toBe('block');
     expect(out.header).toMatchObject({ workchain: -1, seqno: 17734191, rootHash: '04c2c26fa7f6f84255d142ff2c4f98666db56879911fc2e83b3a284f20ca48ec' });
     expect(out.transactions.map((t: { hash: string }) => t.hash).sort()).toEqual([...expected.TxHashes].sort());
+    for (const account of Object.values(expected.Accounts) as { Transactions: Record<string, Record<string, string | number>> }[]) {
+      for (const e of Object.values(account.Transactions)) {
+        const tx = out.transactions.find((t: { account: string; lt: string }) => t.account === `-1:${e.AccountAddr}` && t.lt === String(e.Lt));
+        expect(tx).toMatchObject({ prevHash: e.PrevTransHash, prevLt: String(e.PrevTransLt), origStatus: e.OrigStatus, endStatus: e.EndStatus });
+      }
+    }
     // bigint fields come out as decimal strings
     expect(typeof out.transactions[0].lt).toBe('string');
     expect(typeof out.header.startLt).toBe('string');
