@@ -41,12 +41,11 @@ export function parseTransferLink(link: string): TransferLink {
   }
   const rest = link.slice(PREFIX.length);
   const q = rest.indexOf('?');
-  const addressPart = decodeURIComponent(q < 0 ? rest : rest.slice(0, q));
   const params = new URLSearchParams(q < 0 ? '' : rest.slice(q + 1));
   let destination: AccountId;
   let bounceable: boolean;
   try {
-    const info = parseAddressInfo(addressPart);
+    const info = parseAddressInfo(decodeURIComponent(q < 0 ? rest : rest.slice(0, q)));
     destination = info.account;
     bounceable = info.bounceable;
   } catch (err) {

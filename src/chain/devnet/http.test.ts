@@ -1,0 +1,142 @@
+// The devnet control API over real HTTP (Fastify on port 0): each route works on a real devnet,
+// and every invalid parameter is a 400 whose JSON error names the field, with nothing submitted.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beginCell } from '@ton/core';
+import { toErrorResponse } from '../../http/errors.js';
+import { settle } from './genesis.js';
+import { devnetRoutes } from './http.js';
+import { openTestDevnet, transactionsAfter, type TestDevnet } from './testing.js';
+
+let devnet: TestDevnet;
+let app: FastifyInstance;
+let base: string;
+
+beforeAll(async () => {
+  devnet = await openTestDevnet();
+  app = Fastify();
+  app.setErrorHandler((e, _req, reply) => {
+    const r = toErrorResponse(e);
+    reply.code(r.statusCode).send(r.body);
+  });
+  await app.register(devnetRoutes, { control: devnet.control });
+  base = await app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await app?.close();
+  await devnet?.close();
+});
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+const id = (name: string) => devnet.directory.wallets.find((w) => w.name === name)!.id;
+
+describe('devnet control API', () => {
+  it('lists wallets with TON and jetton balances', async () => {
+    const { status, json } = await call('GET', '/devnet/wallets');
+    expect(status).toBe(200);
+    expect(json.map((w: { name: string }) => w.name)).toEqual(devnet.directory.wallets.map((w) => w.name));
+    const alice = json.find((w: { name: string }) => w.name === 'alice');
+    expect(alice).toMatchObject({ version: 'v4', address: id('alice'), status: 'active' });
+    expect(alice.friendly).toMatch(/^UQ/);
+    expect(BigInt(alice.balance)).toBeGreaterThan(0n);
+    expect(alice.jettons.find((j: { key: string }) => j.key === 'usdt')).toMatchObject({ symbol: 'USDT', decimals: 6, balance: '10000000000' });
+  });
+
+  it('describes the devnet', async () => {
+    const { status, json } = await call('GET', '/devnet/info');
+    expect(status).toBe(200);
+    expect(json.head.seqno).toBe(devnet.chain.masterchainSeqno);
+    expect(json.manual).toBe(true);
+    expect(json.dns).toMatchObject({ root: devnet.directory.dns.rootId, names: { 'alice.ton': 'alice' } });
+    expect(json.jettons.map((j: { key: string }) => j.key)).toEqual(['usdt', 'gram', 'fake-usdt']);
+  });
+
+  it('sends TON, produces blocks on request, and the transfer lands', async () => {
+    const before = devnet.chain.masterchainSeqno;
+    const sent = await call('POST', '/devnet/send', { from: 'alice', to: 'bob', amount: '1000000000', comment: 'via http' });
+    expect(sent.status).toBe(200);
+    expect(sent.json.message_hash).toMatch(/^[0-9a-f]{64}$/);
+    const first = await call('POST', '/devnet/blocks');
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ workchain: -1, seqno: before + 1, mc_seqno: before + 1 });
+    expect(first.json.start_lt).toMatch(/^[0-9]+$/);
+    await call('POST', '/devnet/blocks');
+    const txs = await transactionsAfter(devnet.chain, before);
+    expect(txs[0]!.inMessage!.hash).toBe(sent.json.message_hash);
+    expect(txs.find((t) => t.account === id('bob'))!.inMessage!.decoded).toEqual({ kind: 'text_comment', text: 'via http' });
+  });
+
+  it('sends jettons, pays links and runs every scenario', async () => {
+    const ok = async (path: string, body: unknown) => {
+      const res = await call('POST', path, body);
+      expect(res.status, `${path} ${JSON.stringify(res.json)}`).toBe(200);
+      expect(res.json.message_hash).toMatch(/^[0-9a-f]{64}$/);
+      return res.json;
+    };
+    await ok('/devnet/jetton/send', { from: 'bob', jetton: 'usdt', to: 'merchant', amount: '1000000', comment: 'x', comment_in_ref: true });
+    await ok('/devnet/pay', { from: 'carol', link: `ton://transfer/${id('merchant')}?amount=1000000&text=hi` });
+    expect((await ok('/devnet/scenarios/bounce', { from: 'carol' })).to).toMatch(/^0:[0-9a-f]{64}$/);
+    expect((await ok('/devnet/scenarios/failed-jetton-transfer', { from: 'dave', jetton: 'gram', to: 'alice' })).amount).toBe('1000000000001');
+    expect((await ok('/devnet/scenarios/forged-internal-transfer', { from: 'mallory', jetton: 'usdt', to: 'exchange' })).target).toMatch(/^0:/);
+    await ok('/devnet/scenarios/forged-notification', { from: 'mallory', to: 'exchange', comment: 'paid?' });
+    expect((await ok('/devnet/scenarios/deploy', { from: 'alice' })).address).toMatch(/^0:[0-9a-f]{64}$/);
+    expect(devnet.chain.mempoolSize).toBe(7);
+    await settle(devnet.chain);
+  });
+});
+
+describe('devnet control API: bad input', () => {
+  const longComment = 'x'.repeat(1001);
+  const inlineTooLong = 'y'.repeat(200);
+  const cases: Array<[string, string, unknown, string | null]> = [
+    ['send without from', '/devnet/send', { to: 'bob', amount: '1' }, 'from'],
+    ['send from an unknown wallet', '/devnet/send', { from: 'zed', to: 'bob', amount: '1' }, 'from'],
+    ['send to a bad address', '/devnet/send', { from: 'alice', to: 'EQnotanaddress', amount: '1' }, 'to'],
+    ['send a non-integer amount', '/devnet/send', { from: 'alice', to: 'bob', amount: '1.5' }, 'amount'],
+    ['send zero', '/devnet/send', { from: 'alice', to: 'bob', amount: '0' }, 'amount'],
+    ['send more than Coins hold', '/devnet/send', { from: 'alice', to: 'bob', amount: (2n ** 121n).toString() }, 'amount'],
+    ['send more than the balance', '/devnet/send', { from: 'alice', to: 'bob', amount: '1000000000000000000' }, 'amount'],
+    ['send a comment too long', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', comment: longComment }, 'comment'],
+    ['send a bad payload BoC', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', payload_boc: 'bm90IGEgYm9j' }, 'payload_boc'],
+    ['send both comment and payload', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', comment: 'a', payload_boc: beginCell().endCell().toBoc().toString('base64') }, 'payload_boc'],
+    ['send a non-boolean bounce', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', bounce: 'maybe' }, 'bounce'],
+    ['jetton send of an unknown jetton', '/devnet/jetton/send', { from: 'alice', jetton: 'doge', to: 'bob', amount: '1' }, 'jetton'],
+    ['jetton send on an address that is no master', '/devnet/jetton/send', { from: 'alice', jetton: `0:${'11'.repeat(32)}`, to: 'bob', amount: '1' }, 'jetton'],
+    ['jetton send of more than the balance', '/devnet/jetton/send', { from: 'alice', jetton: 'usdt', to: 'bob', amount: '999999999999999' }, 'amount'],
+    ['jetton send to a bad address', '/devnet/jetton/send', { from: 'alice', jetton: 'usdt', to: '1:xyz', amount: '1' }, 'to'],
+    ['jetton send with a non-boolean comment_in_ref', '/devnet/jetton/send', { from: 'alice', jetton: 'usdt', to: 'bob', amount: '1', comment_in_ref: 'yes' }, 'comment_in_ref'],
+    ['jetton send with a bad forward amount', '/devnet/jetton/send', { from: 'alice', jetton: 'usdt', to: 'bob', amount: '1', forward_ton_amount: '-1' }, 'forward_ton_amount'],
+    ['jetton send of a comment too long to be inline', '/devnet/jetton/send', { from: 'alice', jetton: 'usdt', to: 'bob', amount: '1', comment: inlineTooLong, comment_in_ref: false }, 'comment'],
+    ['pay without a link', '/devnet/pay', { from: 'alice' }, 'link'],
+    ['pay a link that is not ton://transfer', '/devnet/pay', { from: 'alice', link: 'https://pay.example/1' }, 'link'],
+    ['pay a link without amount', '/devnet/pay', { from: 'alice', link: 'ton://transfer/bob' }, 'link'],
+    ['pay an expired link', '/devnet/pay', { from: 'alice', link: `ton://transfer/${`0:${'22'.repeat(32)}`}?amount=1&exp=1000` }, 'link'],
+    ['pay with a non-boolean ignore_expiry', '/devnet/pay', { from: 'alice', link: 'ton://transfer/x?amount=1', ignore_expiry: 'x' }, 'ignore_expiry'],
+    ['bounce towards a deployed wallet', '/devnet/scenarios/bounce', { from: 'alice', to: 'bob' }, 'to'],
+    ['failed jetton transfer of an unknown jetton', '/devnet/scenarios/failed-jetton-transfer', { from: 'alice', jetton: 'nope', to: 'bob' }, 'jetton'],
+    ['forged internal transfer to a bad owner', '/devnet/scenarios/forged-internal-transfer', { from: 'mallory', jetton: 'usdt', to: '0:zz' }, 'to'],
+    ['forged notification with a bad claimed sender', '/devnet/scenarios/forged-notification', { from: 'mallory', to: 'bob', sender: 'nobody?' }, 'sender'],
+    ['deploy with a bad amount', '/devnet/scenarios/deploy', { from: 'alice', amount: 'lots' }, 'amount'],
+    ['a body that is not JSON', '/devnet/send', '{"from": "alice",', null],
+  ];
+
+  it.each(cases)('%s → 400 naming the field', async (_what, path, body, field) => {
+    const { status, json } = await call('POST', path, body);
+    expect(status).toBe(400);
+    expect(typeof json.error).toBe('string');
+    if (field === null) expect(json.field).toBeUndefined();
+    else {
+      expect(json.field).toBe(field);
+      expect(json.error).toContain(field);
+    }
+    expect(devnet.chain.mempoolSize).toBe(0);
+  });
+});
