@@ -1,0 +1,92 @@
+// `tonwatch devnet …` against a real control API (Fastify on port 0 over a real devnet).
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { toErrorResponse } from '../../http/errors.js';
+import { devnetRoutes } from '../../chain/devnet/http.js';
+import { openTestDevnet, transactionsAfter, type TestDevnet } from '../../chain/devnet/testing.js';
+import { run } from './devnet.js';
+
+let devnet: TestDevnet;
+let app: FastifyInstance;
+let url: string;
+
+beforeAll(async () => {
+  devnet = await openTestDevnet();
+  app = Fastify();
+  app.setErrorHandler((e, _req, reply) => {
+    const r = toErrorResponse(e);
+    reply.code(r.statusCode).send(r.body);
+  });
+  await app.register(devnetRoutes, { control: devnet.control });
+  url = await app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await app?.close();
+  await devnet?.close();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  const code = await run(argv);
+  vi.restoreAllMocks();
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('tonwatch devnet', () => {
+  it('lists wallets in words and as JSON', async () => {
+    const human = await cli('wallets', '--url', url);
+    expect(human.code).toBe(0);
+    expect(human.out).toMatch(/^alice\s+v4\s+UQ\S+\s+[0-9.]+ TON\s+10000 USDT, 1000 GRAM$/m);
+    expect(human.out).toMatch(/^mallory .*USDT \(look-alike\)/m);
+    const json = await cli('wallets', '--json', `--url=${url}`);
+    expect(JSON.parse(json.out).map((w: { name: string }) => w.name)).toContain('merchant');
+  });
+
+  it('sends TON with a comment and produces the block', async () => {
+    const before = devnet.chain.masterchainSeqno;
+    const sent = await cli('send', '--url', url, '--from', 'alice', '--to', 'bob', '--ton', '1.25', '--comment', 'from the cli');
+    expect(sent.code).toBe(0);
+    const hash = /submitted external message ([0-9a-f]{64})/.exec(sent.out)![1]!;
+    const block = await cli('block', '--url', url);
+    expect(block.out).toContain(`produced masterchain block ${before + 1}`);
+    await cli('block', '--url', url);
+    const txs = await transactionsAfter(devnet.chain, before);
+    expect(txs[0]!.inMessage!.hash).toBe(hash);
+    expect(txs[1]!.inMessage!.value).toBe(1_250_000_000n);
+    expect(txs[1]!.inMessage!.decoded).toEqual({ kind: 'text_comment', text: 'from the cli' });
+  });
+
+  it('runs jetton sends, payments and scenarios', async () => {
+    const jetton = await cli('jetton-send', '--url', url, '--from', 'bob', '--jetton', 'usdt', '--to', 'merchant', '--amount', '1000', '--comment', 'x', '--comment-in-ref');
+    expect(jetton.code).toBe(0);
+    const deploy = await cli('deploy', '--url', url, '--from', 'carol', '--ton', '0.2');
+    expect(deploy.out).toMatch(/deployed at 0:[0-9a-f]{64}/);
+    const info = await cli('info', '--url', url);
+    expect(info.out).toContain('mempool 2');
+    expect(info.out).toContain('alice.ton');
+  });
+
+  it('prints the server’s error with its field and exits 1', async () => {
+    const bad = await cli('send', '--url', url, '--from', 'alice', '--to', 'bob', '--amount', '12abc');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/amount.*\(field: amount\)/);
+    const unknownWallet = await cli('pay', '--url', url, '--from', 'zed', '--link', 'ton://transfer/bob?amount=1');
+    expect(unknownWallet.err).toContain('(field: from)');
+  });
+
+  it('explains usage mistakes and an unreachable server', async () => {
+    expect((await cli('fly', '--url', url)).err).toContain("unknown devnet command 'fly'");
+    expect((await cli('send', '--from')).err).toContain('--from needs a value');
+    expect((await cli('send', '--ton', 'lots')).err).toContain('--ton must be a TON amount');
+    const down = await cli('wallets', '--url', 'http://127.0.0.1:1');
+    expect(down.code).toBe(1);
+    expect(down.err).toContain('cannot reach tonwatch at http://127.0.0.1:1');
+    expect((await cli('--help')).out).toContain('usage: tonwatch devnet');
+  });
+});
