@@ -3,7 +3,7 @@
 // the block producer, the mempool and the chain's own SQLite storage.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Cell, crc16, type TupleItem } from '@ton/core';
+import { Cell, type TupleItem } from '@ton/core';
 import { parseAccountId } from '../address.js';
 import { decodeTransaction } from '../decode/transaction.js';
 import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, TransactionModel } from '../model.js';
@@ -16,10 +16,11 @@ import {
 } from '../source.js';
 import { Emulator, EmulationRefused, readShardAccount } from './emulator.js';
 import { toQueuedMessage, type QueuedMessage } from './execute.js';
+import { decodeStored, formatCounters, methodId, parseCounters, parseExternal, toStored } from './records.js';
 import { emulateTrace, Mempool, type TraceEmulation } from './mempool.js';
 import { FULL_SHARD, produceTick, tickRandomSeed, type ChainCounters, type ProducedTick } from './producer.js';
 import { CommittedAccounts, type AccountReader } from './state.js';
-import { DevnetStorage, type StoredTransaction } from './storage.js';
+import { DevnetStorage } from './storage.js';
 
 export interface DevnetChainOptions {
   /** Directory of the chain's SQLite file (created when missing). */
@@ -339,7 +340,10 @@ export class DevnetChain implements ChainSource {
         randomSeed: tickRandomSeed(this.counters.masterchainSeqno + 1),
       });
     } catch (err) {
-      if (!(err instanceof EmulationRefused)) throw err;
+      if (!(err instanceof EmulationRefused)) {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new ChainRejectedError(`the message cannot be emulated: ${why}`, 'emulation_failed');
+      }
       const code = err.exitCode === null ? '' : ` (exit code ${err.exitCode})`;
       throw new ChainRejectedError(
         `account ${message.destination} did not accept the external message${code}: ${err.message}`,
@@ -409,59 +413,3 @@ export class DevnetChain implements ChainSource {
 
 /** What runGetMethod reports for an account that has no code (not active). */
 export const ACCOUNT_NOT_ACTIVE_EXIT_CODE = -256;
-
-export function methodId(name: string): number {
-  return (crc16(Buffer.from(name)).readUInt16BE(0) & 0xffff) | 0x10000;
-}
-
-function parseExternal(boc: Buffer): QueuedMessage {
-  let cell: Cell;
-  try {
-    const roots = Cell.fromBoc(boc);
-    if (roots.length !== 1) throw new Error(`expected one root cell, got ${roots.length}`);
-    cell = roots[0]!;
-  } catch (err) {
-    throw new ChainRejectedError(`invalid message BoC: ${err instanceof Error ? err.message : String(err)}`, 'invalid_boc');
-  }
-  let message: QueuedMessage;
-  try {
-    message = toQueuedMessage(cell);
-  } catch (err) {
-    throw new ChainRejectedError(`not a Message cell: ${err instanceof Error ? err.message : String(err)}`, 'invalid_message');
-  }
-  if (!message.external) throw new ChainRejectedError('only external inbound messages can be sent', 'not_external');
-  return message;
-}
-
-function toStored(tx: ProducedTick['transactions'][number]): StoredTransaction {
-  return {
-    hash: tx.hash,
-    account: tx.account,
-    lt: tx.lt,
-    prevLt: tx.prevLt,
-    prevHash: tx.prevHash,
-    workchain: tx.workchain,
-    blockSeqno: tx.block.seqno,
-    mcSeqno: tx.mcSeqno,
-    inMessageHash: tx.inMessageHash,
-    boc: tx.cell.toBoc(),
-  };
-}
-
-function decodeStored(row: StoredTransaction): TransactionModel {
-  const boc = row.boc.toString('base64');
-  return decodeTransaction(Cell.fromBoc(row.boc)[0]!, {
-    block: { workchain: row.workchain, shard: FULL_SHARD, seqno: row.blockSeqno },
-    mcSeqno: row.mcSeqno,
-    boc,
-  });
-}
-
-function formatCounters(c: ChainCounters): string {
-  return JSON.stringify({ ...c, nextLt: c.nextLt.toString() });
-}
-
-function parseCounters(json: string): ChainCounters {
-  const v = JSON.parse(json) as { masterchainSeqno: number; shardSeqno: number; nextLt: string; utime: number };
-  return { masterchainSeqno: v.masterchainSeqno, shardSeqno: v.shardSeqno, nextLt: BigInt(v.nextLt), utime: v.utime };
-}

@@ -2,7 +2,7 @@
 // fork. Accepted messages also advance a speculative state (committed state + every pending
 // trace), so a wallet can queue several messages with consecutive seqnos within one block.
 import type { AccountId, PendingMessage } from '../model.js';
-import { EmulationRefused, type Emulator } from './emulator.js';
+import type { Emulator } from './emulator.js';
 import { executeMessage, type ExecutedTransaction, type QueuedMessage } from './execute.js';
 import { alignLt } from './producer.js';
 import { StateOverlay, type AccountReader } from './state.js';
@@ -61,7 +61,8 @@ export async function emulateTrace(
         transactions.push({ ...tx, hop });
         next.push(...tx.outMessages);
       } catch (err) {
-        if (hop === 0 || !(err instanceof EmulationRefused)) throw err;
+        // the root message decides admission; a later message that cannot run just ends its branch
+        if (hop === 0) throw err;
       }
     }
     // each hop lands in a later block, at a higher lt, as on chain

@@ -92,8 +92,9 @@ export async function produceTick(args: {
         lt = tx.endLt > lt ? tx.endLt : lt + 1n;
         txs.push({ ...tx, block: { workchain, shard: FULL_SHARD, seqno }, mcSeqno: masterchainSeqno });
       } catch (err) {
-        if (!(err instanceof EmulationRefused)) throw err;
-        dropped.push({ message, reason: err.message });
+        // one message the emulator cannot run must not stop the chain: it is dropped and reported
+        const reason = err instanceof EmulationRefused ? err.message : `emulator error: ${err instanceof Error ? err.message : String(err)}`;
+        dropped.push({ message, reason });
       }
     }
     // transactions of one block are listed by lt, then account
