@@ -21,6 +21,7 @@ import { emulateTrace, Mempool, type TraceEmulation } from './mempool.js';
 import { FULL_SHARD, produceTick, tickRandomSeed, type ChainCounters, type ProducedTick } from './producer.js';
 import { CommittedAccounts, type AccountReader } from './state.js';
 import { DevnetStorage } from './storage.js';
+import type { DevnetDirectory } from './directory.js';
 
 export interface DevnetChainOptions {
   /** Directory of the chain's SQLite file (created when missing). */
@@ -40,9 +41,9 @@ export interface DevnetChainOptions {
 export const DEFAULT_BLOCK_INTERVAL_MS = 1000;
 export const MIN_BLOCK_INTERVAL_MS = 100;
 
-/** Hooks the genesis step (genesis.ts) gets: it runs before the block timer starts. */
+/** The genesis step (genesis.ts): runs before the block timer starts and says who is who. */
 export interface GenesisHook {
-  (chain: DevnetChain): Promise<void>;
+  (chain: DevnetChain): Promise<DevnetDirectory>;
 }
 
 export class DevnetChain implements ChainSource {
@@ -65,6 +66,8 @@ export class DevnetChain implements ChainSource {
   private stopped = false;
   private readonly clock: () => number;
   private readonly mempoolLimit: number;
+  /** Wallets, jettons and DNS of this chain, once genesis has run. */
+  directory: DevnetDirectory | null = null;
 
   constructor(
     private readonly options: DevnetChainOptions,
@@ -105,7 +108,7 @@ export class DevnetChain implements ChainSource {
       this.head = this.storage.blocksOfMasterchainSeqno(this.counters.masterchainSeqno)[0] ?? null;
     }
     await this.restorePending();
-    if (this.genesis) await this.genesis(this);
+    if (this.genesis) this.directory = await this.genesis(this);
     this.schedule();
   }
 

@@ -6,6 +6,8 @@ import { beginCell } from '@ton/core';
 import { toErrorResponse } from '../../http/errors.js';
 import { settle } from './genesis.js';
 import { devnetRoutes } from './http.js';
+import { devnetComponent } from './index.js';
+import type { ServiceContext } from '../../service/component.js';
 import { openTestDevnet, transactionsAfter, type TestDevnet } from './testing.js';
 
 let devnet: TestDevnet;
@@ -138,5 +140,20 @@ describe('devnet control API: bad input', () => {
       expect(json.error).toContain(field);
     }
     expect(devnet.chain.mempoolSize).toBe(0);
+  });
+});
+
+describe('devnet service component', () => {
+  it('registers the control routes and reports health for a devnet source only', async () => {
+    const component = await devnetComponent({ source: devnet.chain } as unknown as ServiceContext);
+    const other = Fastify();
+    await component.routes!(other);
+    const res = await other.inject({ method: 'GET', url: '/devnet/info' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().head.seqno).toBe(devnet.chain.masterchainSeqno);
+    await other.close();
+    expect(await component.health!()).toMatchObject({ ok: true, masterchain_seqno: devnet.chain.masterchainSeqno, mempool: 0 });
+    const elsewhere = await devnetComponent({ source: { network: 'mainnet' } } as unknown as ServiceContext);
+    expect(elsewhere).toEqual({ name: 'devnet' });
   });
 });
