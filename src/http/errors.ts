@@ -11,6 +11,18 @@ export interface ErrorBody {
   [detail: string]: unknown;
 }
 
+/** JSON schema of ErrorBody, for route `response` schemas and the OpenAPI document. */
+export const errorResponseSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: { type: 'string', description: 'What is wrong, in words' },
+    field: { type: 'string', description: 'The request field the error is about' },
+    error_code: { type: 'string', description: 'Machine-readable code' },
+  },
+  additionalProperties: true,
+} as const;
+
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,

@@ -1,6 +1,7 @@
 // Every component's migrations, registered here (one line per component).
 import type { NamedMigration } from './migrate.js';
+import { authMigrations } from '../auth/migrations.js';
 import { busMigrations } from '../bus/migrations.js';
 import { pipelineMigrations } from '../pipeline/migrations.js';
 
-export const migrationSets: NamedMigration[][] = [busMigrations, pipelineMigrations];
+export const migrationSets: NamedMigration[][] = [busMigrations, pipelineMigrations, authMigrations];

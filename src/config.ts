@@ -1,0 +1,360 @@
+// Configuration: one declarative table of settings. The validator, the `--print-config` dump and the
+// README's configuration table (scripts/config-table.ts) all come from `settings` below, so adding a
+// setting is one entry there. Values come from environment variables and an optional JSON file
+// (`TONWATCH_CONFIG=path`); environment variables win over the file, the file over defaults.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { StoreOptions } from './store/db.js';
+
+/** One setting: where it comes from, how it is checked, what it means. */
+export interface Setting<T> {
+  /** Environment variable (also the key in the JSON config file). */
+  env: string;
+  /** One line for the README and `--help`. */
+  doc: string;
+  /** What is allowed, as a phrase: "an integer from 1 to 65535". */
+  allowed: string;
+  /** Default value, or a function of the settings above it in the table; undefined = unset. */
+  default?: T | ((resolved: Record<string, unknown>) => T);
+  /** How the default reads in the docs, when it is computed. */
+  defaultDoc?: string;
+  /** Hidden in dumps (keys, passwords). */
+  secret?: boolean;
+  /** Parses a raw (non-empty, trimmed) string; returns undefined when it is not allowed. */
+  parse(raw: string): T | undefined;
+}
+
+type Def<T> = Omit<Setting<T>, 'parse' | 'allowed'>;
+
+function int(def: Def<number> & { min: number; max: number }): Setting<number> {
+  return {
+    ...def,
+    allowed: def.max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${def.min}` : `an integer from ${def.min} to ${def.max}`,
+    parse: (raw) => {
+      if (!/^-?\d+$/.test(raw)) return undefined;
+      const n = Number(raw);
+      return Number.isSafeInteger(n) && n >= def.min && n <= def.max ? n : undefined;
+    },
+  };
+}
+
+function oneOf<const V extends string>(def: Def<V> & { values: readonly V[] }): Setting<V> {
+  return {
+    ...def,
+    allowed: `one of ${def.values.join(', ')}`,
+    parse: (raw) => def.values.find((v) => v === raw.toLowerCase()),
+  };
+}
+
+function bool(def: Def<boolean>): Setting<boolean> {
+  return {
+    ...def,
+    allowed: 'true or false (also 1/0, yes/no, on/off)',
+    parse: (raw) => {
+      const v = raw.toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(v)) return true;
+      if (['false', '0', 'no', 'off'].includes(v)) return false;
+      return undefined;
+    },
+  };
+}
+
+function text(def: Def<string> & { allowed: string; pattern: RegExp }): Setting<string> {
+  return { ...def, parse: (raw) => (def.pattern.test(raw) ? raw : undefined) };
+}
+
+function optionalText(def: Def<string | undefined> & { allowed: string; pattern: RegExp }): Setting<string | undefined> {
+  return { ...def, parse: (raw) => (def.pattern.test(raw) ? raw : undefined) };
+}
+
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
+
+/** `*` (any origin), `none` (no CORS headers) or a comma list of origins; stored as a list. */
+function origins(def: Def<string[]>): Setting<string[]> {
+  return {
+    ...def,
+    allowed: '"*", "none", or a comma-separated list of origins like https://app.example.com',
+    parse: (raw) => {
+      if (raw === '*') return ['*'];
+      if (raw.toLowerCase() === 'none') return [];
+      const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      return list.length > 0 && list.every((o) => ORIGIN.test(o)) ? list : undefined;
+    },
+  };
+}
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** The settings table. Keys are the names code uses (`config.port`); `env` is what operators set. */
+export const settings = {
+  port: int({ env: 'PORT', min: 1, max: 65535, default: 8080, doc: 'TCP port of the HTTP server (every API, the docs and metrics).' }),
+  host: text({
+    env: 'HOST',
+    default: '0.0.0.0',
+    allowed: 'a host name or IP address',
+    pattern: /^[A-Za-z0-9.:_-]+$/,
+    doc: 'Address the HTTP server listens on.',
+  }),
+  dataDir: text({
+    env: 'TONWATCH_DATA_DIR',
+    default: './data',
+    allowed: 'a directory path',
+    pattern: /^[^\0]+$/,
+    doc: 'Directory for the SQLite file and the devnet state.',
+  }),
+  databaseUrl: optionalText({
+    env: 'DATABASE_URL',
+    allowed: 'a postgres:// or postgresql:// URL',
+    pattern: /^postgres(ql)?:\/\/\S+$/,
+    defaultDoc: 'unset: SQLite file `<data dir>/tonwatch.sqlite`',
+    secret: true,
+    doc: 'PostgreSQL connection URL; when unset the embedded SQLite store is used.',
+  }),
+  adminKey: optionalText({
+    env: 'TONWATCH_ADMIN_KEY',
+    allowed: 'at least 16 characters without spaces',
+    pattern: /^\S{16,512}$/,
+    defaultDoc: 'unset: generated on first start and printed once',
+    secret: true,
+    doc: 'Admin API key (scope admin), for automation.',
+  }),
+  chain: oneOf({
+    env: 'TONWATCH_CHAIN',
+    values: ['devnet', 'replay', 'liteserver'] as const,
+    default: 'devnet',
+    doc: 'Chain source: the embedded local devnet, replayed blocks, or real networks through liteservers.',
+  }),
+  network: oneOf({
+    env: 'TONWATCH_NETWORK',
+    values: ['mainnet', 'testnet'] as const,
+    default: 'mainnet',
+    doc: 'Network the liteserver chain source follows (used only with TONWATCH_CHAIN=liteserver).',
+  }),
+  blockIntervalMs: int({
+    env: 'TONWATCH_BLOCK_INTERVAL_MS',
+    min: 100,
+    max: 60_000,
+    default: 1000,
+    doc: 'Devnet: time between produced blocks, in milliseconds.',
+  }),
+  eventRetentionSeconds: int({
+    env: 'TONWATCH_EVENT_RETENTION_SECONDS',
+    min: 60,
+    max: 365 * 86_400,
+    default: 3600,
+    doc: 'How long the event log keeps history for resuming streams, in seconds.',
+  }),
+  bodyLimitBytes: int({
+    env: 'TONWATCH_BODY_LIMIT_BYTES',
+    min: KiB,
+    max: 100 * MiB,
+    default: MiB,
+    doc: 'Largest accepted request body, in bytes (larger bodies get 413).',
+  }),
+  corsOrigins: origins({
+    env: 'TONWATCH_CORS_ORIGINS',
+    default: ['*'],
+    defaultDoc: '`*`',
+    doc: 'Browser origins allowed to call the APIs. `*` allows any origin without cookies (keys travel in headers), `none` sends no CORS headers.',
+  }),
+  logLevel: oneOf({
+    env: 'LOG_LEVEL',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+    default: 'info',
+    doc: 'Log level of the JSON (pino) logs on stdout.',
+  }),
+  trustProxy: bool({
+    env: 'TONWATCH_TRUST_PROXY',
+    default: false,
+    doc: 'Take the client address from X-Forwarded-For (set when behind a reverse proxy; it drives per-client limits).',
+  }),
+  streamAnonLimit: int({
+    env: 'TONWATCH_STREAM_ANON_LIMIT',
+    min: 0,
+    max: 100_000,
+    default: 5,
+    doc: 'Concurrent streams (SSE/WebSocket) one client address may hold without an API key; 0 requires a key.',
+  }),
+  wsMaxAccounts: int({
+    env: 'TONWATCH_WS_MAX_ACCOUNTS',
+    min: 1,
+    max: 1_000_000,
+    default: 1000,
+    doc: 'Accounts one WebSocket connection may subscribe to, for transactions and for traces each.',
+  }),
+  webhookAllowLoopback: bool({
+    env: 'TONWATCH_WEBHOOK_ALLOW_LOOPBACK',
+    default: (c) => c.chain === 'devnet',
+    defaultDoc: '`true` on the devnet, `false` otherwise',
+    doc: 'Allow webhook endpoints on loopback and private addresses (local development; keep off in production).',
+  }),
+  webhookTimeoutMs: int({
+    env: 'TONWATCH_WEBHOOK_TIMEOUT_MS',
+    min: 100,
+    max: 300_000,
+    default: 15_000,
+    doc: 'Timeout of one webhook delivery attempt, in milliseconds.',
+  }),
+} satisfies Record<string, Setting<any>>;
+
+type Settings = typeof settings;
+type ValueOf<S> = S extends Setting<infer T> ? T : never;
+
+/** The validated configuration every component receives. */
+export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> };
+export type ConfigKey = keyof Config;
+export type ConfigSource = 'env' | 'file' | 'default';
+
+export interface ConfigProblem {
+  /** The setting's environment variable name (or TONWATCH_CONFIG for file problems). */
+  setting: string;
+  message: string;
+}
+
+/** A configuration value that is not allowed; the message names the setting and what is allowed. */
+export class ConfigError extends Error {
+  constructor(readonly problems: ConfigProblem[]) {
+    super(problems.map((p) => p.message).join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  /** JSON file with settings (keys: env names or config keys); defaults to `env.TONWATCH_CONFIG`. */
+  file?: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: LoadConfigOptions = {}): Config {
+  return loadConfigDetailed(env, opts).config;
+}
+
+/** Like `loadConfig`, also telling where each value came from (for `--print-config`). */
+export function loadConfigDetailed(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: LoadConfigOptions = {},
+): { config: Config; sources: Record<ConfigKey, ConfigSource> } {
+  const problems: ConfigProblem[] = [];
+  const file = opts.file ?? nonEmpty(env.TONWATCH_CONFIG);
+  const fromFile = file ? readConfigFile(file, problems) : {};
+  const resolved: Record<string, unknown> = {};
+  const sources = {} as Record<ConfigKey, ConfigSource>;
+  for (const [key, setting] of Object.entries(settings) as [ConfigKey, Setting<unknown>][]) {
+    const envRaw = nonEmpty(env[setting.env]);
+    const fileRaw = fromFile[setting.env];
+    const raw = envRaw ?? fileRaw;
+    if (raw === undefined) {
+      const d = setting.default;
+      resolved[key] = typeof d === 'function' ? (d as (r: Record<string, unknown>) => unknown)(resolved) : d;
+      sources[key] = 'default';
+      continue;
+    }
+    sources[key] = envRaw !== undefined ? 'env' : 'file';
+    const value = setting.parse(raw);
+    if (value === undefined) {
+      const where = sources[key] === 'file' ? ` (in ${file})` : '';
+      const shown = setting.secret ? `a value of ${raw.length} characters` : JSON.stringify(raw);
+      problems.push({ setting: setting.env, message: `${setting.env}${where}: must be ${setting.allowed}, got ${shown}` });
+    }
+    resolved[key] = value;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { config: Object.freeze(resolved) as Config, sources };
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  const t = v?.trim();
+  return t ? t : undefined;
+}
+
+/** Reads the JSON file into env-name → raw string; problems name TONWATCH_CONFIG or the setting. */
+function readConfigFile(file: string, problems: ConfigProblem[]): Record<string, string> {
+  const fail = (message: string) => {
+    problems.push({ setting: 'TONWATCH_CONFIG', message: `TONWATCH_CONFIG: ${message}` });
+    return {};
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return fail(e.code ? `cannot read ${file}: ${e.code}` : `${file} is not valid JSON: ${e.message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return fail(`${file} must hold a JSON object of settings, like {"PORT": 8080}`);
+  }
+  const byName = new Map<string, Setting<unknown>>();
+  for (const [key, s] of Object.entries(settings) as [string, Setting<unknown>][]) {
+    byName.set(s.env, s);
+    byName.set(key, s);
+  }
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    const setting = byName.get(name);
+    if (!setting) {
+      fail(`unknown setting "${name}" in ${file} (settings are listed in the README's configuration table)`);
+      continue;
+    }
+    const raw = fileValue(value);
+    if (raw === undefined) {
+      problems.push({ setting: setting.env, message: `${setting.env} (in ${file}): must be ${setting.allowed}, got ${JSON.stringify(value)}` });
+      continue;
+    }
+    if (raw !== '') out[setting.env] = raw;
+  }
+  return out;
+}
+
+/** JSON numbers, booleans and string arrays become the same text an environment variable would hold. */
+function fileValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim();
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(',');
+  if (value === null) return '';
+  return undefined;
+}
+
+/** Where the store lives: PostgreSQL when DATABASE_URL is set, else `<data dir>/tonwatch.sqlite`. */
+export function storeOptions(config: Pick<Config, 'databaseUrl' | 'dataDir'>): StoreOptions {
+  return config.databaseUrl
+    ? { databaseUrl: config.databaseUrl }
+    : { sqlitePath: path.join(config.dataDir, 'tonwatch.sqlite') };
+}
+
+/** A value as an operator would write it, secrets hidden. */
+export function displayValue(key: ConfigKey, value: unknown): string {
+  const setting: Setting<unknown> = settings[key];
+  if (value === undefined) return '(unset)';
+  if (setting.secret) {
+    if (key === 'databaseUrl') return String(value).replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+    return '***';
+  }
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
+  return String(value);
+}
+
+/** The `--print-config` dump: one `NAME=value` line per setting, with where it came from. */
+export function formatConfig(config: Config, sources?: Partial<Record<ConfigKey, ConfigSource>>): string {
+  const keys = Object.keys(settings) as ConfigKey[];
+  const width = Math.max(...keys.map((k) => settings[k].env.length));
+  return keys
+    .map((k) => {
+      const line = `${settings[k].env.padEnd(width)} = ${displayValue(k, config[k])}`;
+      return sources?.[k] ? `${line}  (${sources[k]})` : line;
+    })
+    .join('\n');
+}
+
+/** The README's configuration table (Markdown), generated from `settings`. */
+export function configTableMarkdown(): string {
+  const rows = [
+    '| Variable | Default | Allowed | Description |',
+    '|---|---|---|---|',
+  ];
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  for (const [key, s] of Object.entries(settings) as [ConfigKey, Setting<unknown>][]) {
+    const d = s.defaultDoc ?? (typeof s.default === 'function' ? 'computed' : `\`${displayValue(key, s.default)}\``);
+    rows.push(`| \`${s.env}\` | ${cell(d)} | ${cell(s.allowed)} | ${cell(s.doc)} |`);
+  }
+  return rows.join('\n');
+}

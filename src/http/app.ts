@@ -1,0 +1,134 @@
+// The HTTP app every API lives in: one JSON error shape, body and header limits, CORS, request logs,
+// the OpenAPI document at /docs, /healthz, /readyz, /metrics, API-key auth and the admin key API.
+// Components register their routes as encapsulated plugins. `buildApp` does not listen.
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import websocket from '@fastify/websocket';
+import { pino, type Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config.js';
+import type { ApiKeys } from '../auth/keys.js';
+import type { Component } from '../service/component.js';
+import { adminKeyRoutes } from './admin-keys.js';
+import { registerAuth, type ConcurrencyLimiter, type KeyVerifier } from './auth.js';
+import { registerDocs } from './docs.js';
+import { toErrorResponse } from './errors.js';
+import { registerHealth, type HealthProvider } from './health.js';
+import { registerMetrics } from './metrics.js';
+
+/** Node's default 16 KiB fits only ~240 addresses in a streaming GET URL. */
+export const MAX_HEADER_BYTES = 1024 * 1024;
+
+export type AppConfig = Pick<Config, 'bodyLimitBytes' | 'corsOrigins' | 'logLevel' | 'trustProxy' | 'streamAnonLimit' | 'wsMaxAccounts'>;
+
+export interface BuildAppOptions {
+  config: AppConfig;
+  /** Registry `/metrics` serves; components register their metrics in it too. */
+  metrics: Registry;
+  /** Defaults to a JSON pino logger at `config.logLevel`. */
+  logger?: Logger;
+  /** API keys; enables the admin key API. Without it, every route that needs a key answers 401. */
+  keys?: ApiKeys;
+  /** Registered in order, each as an encapsulated plugin; their `health` joins /readyz. */
+  components?: Component[];
+  /** Extra /readyz checks by name (chain head, follower lag, store). */
+  health?: Record<string, HealthProvider>;
+  /** Add the process's default metrics to the registry (once per registry). Default true. */
+  defaultMetrics?: boolean;
+}
+
+export type App = FastifyInstance & {
+  /** Open anonymous streams per client address (see http/auth.ts). */
+  anonymousStreams: ConcurrencyLimiter;
+};
+
+const noKeys: KeyVerifier = { verify: async () => null };
+
+function packageVersion(): string {
+  try {
+    return JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** Keys may travel in the query string: never write them to the logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&](?:token|api_key)=)[^&#]*/gi, '$1***');
+}
+
+const serializers = {
+  req: (req: { method?: string; url?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+    method: req.method,
+    url: req.url ? redactUrl(req.url) : req.url,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  }),
+};
+
+export async function buildApp(opts: BuildAppOptions): Promise<App> {
+  const { config } = opts;
+  const logger = opts.logger
+    ? opts.logger.child({}, { serializers })
+    : pino({ level: config.logLevel, serializers });
+
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: config.bodyLimitBytes,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    trustProxy: config.trustProxy,
+    maxParamLength: 256,
+    genReqId: () => randomBytes(8).toString('hex'),
+  }) as unknown as FastifyInstance; // components pick their type provider with app.withTypeProvider()
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const { statusCode, body, headers } = toErrorResponse(err);
+    if (statusCode >= 500) {
+      request.log.error({ err, reqId: request.id }, 'request failed');
+      body.request_id = request.id;
+    }
+    reply.code(statusCode).headers(headers).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    reply.code(404).send({ error: `no route ${request.method} ${path}` });
+  });
+
+  // Swagger collects routes as they are added, so it comes before every route.
+  await registerDocs(app, { version: packageVersion() });
+
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsOrigins[0] === '*' ? '*' : [...config.corsOrigins],
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
+      exposedHeaders: ['Retry-After', 'X-Request-Id'],
+      credentials: false,
+      maxAge: 600,
+    });
+  }
+
+  await app.register(websocket, { options: { maxPayload: config.bodyLimitBytes } });
+
+  const anonymousStreams = registerAuth(app, { keys: opts.keys ?? noKeys, anonymousLimit: config.streamAnonLimit });
+  registerMetrics(app, opts.metrics, { defaultMetrics: opts.defaultMetrics });
+
+  const components = opts.components ?? [];
+  const providers: Record<string, HealthProvider> = { ...opts.health };
+  for (const c of components) if (c.health) providers[c.name] = () => c.health!();
+  registerHealth(app, providers);
+
+  if (opts.keys) await app.register(adminKeyRoutes(opts.keys));
+  for (const component of components) {
+    if (component.routes) await app.register(async (child: FastifyInstance) => component.routes!(child));
+  }
+
+  return Object.assign(app, { anonymousStreams });
+}
