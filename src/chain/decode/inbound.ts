@@ -16,9 +16,9 @@ export function classifyInbound(t: InboundFacts): InboundOutcome {
   if (t.bouncePhase?.type === 'ok') return 'bounced';
   const compute = t.computePhase;
   if (!compute || compute.type === 'skipped') {
-    // A non-bounceable transfer to an account with no code is credited although compute is skipped.
-    const uninitialised = t.origStatus === 'uninit' || t.origStatus === 'nonexist';
-    if (compute?.reason === 'no-state' && uninitialised && !t.inMessage.bounce) return 'credited';
+    // Compute skipped for no code (an uninitialised account) or too little value to buy gas (a
+    // 1-nanoton notification) still credits the value when nothing bounced: compat.md §7.
+    if (compute?.reason === 'no-state' || compute?.reason === 'no-gas') return 'credited';
     return 'failed';
   }
   if (!compute.success) return 'failed';

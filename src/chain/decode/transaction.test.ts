@@ -196,8 +196,12 @@ describe('inbound classification', () => {
     expect(tx.inbound).toBe('bounced');
   });
 
-  it('failed: compute skipped for no-gas on an active account', () => {
-    expect(classify(build({ inMessage: inbound(false), description: { computePhase: { type: 'skipped', reason: 'no-gas' }, aborted: true } })).inbound).toBe('failed');
+  it('credited: compute skipped for no-gas on an active account (a 1-nanoton notification keeps its value)', () => {
+    expect(classify(build({ inMessage: inbound(false), description: { computePhase: { type: 'skipped', reason: 'no-gas' }, aborted: true } })).inbound).toBe('credited');
+  });
+
+  it('failed: compute skipped for a bad state init', () => {
+    expect(classify(build({ inMessage: inbound(false), description: { computePhase: { type: 'skipped', reason: 'bad-state' }, aborted: true } })).inbound).toBe('failed');
   });
 
   it('none: external message or no message', () => {
