@@ -1,0 +1,151 @@
+// Options of the replay chain source, their defaults and their checks. Kept free of heavy
+// imports: src/config.ts uses the parsers here for the TONWATCH_REPLAY_* settings.
+import type { AccountId } from '../model.js';
+
+/** Share of new traces of each kind; what is left over is plain TON transfers without a body. */
+export interface ReplayShares {
+  /** Jetton transfers: owner → jetton wallet → jetton wallet → notification + excess (5 tx over 4 blocks). */
+  jetton: number;
+  /** TON transfers with a text comment. */
+  comment: number;
+  /** Bounceable TON transfers to an address without code, which bounce back (3 tx over 3 blocks). */
+  bounce: number;
+}
+
+/**
+ * How blocks are released:
+ * - `timed`: `blocksPerSecond` blocks each second of wall-clock time (the service's replay mode);
+ * - `unthrottled`: a block exists as soon as someone asks for the one before it, so the consumer
+ *   sets the pace (benchmarks: the source is never what waits);
+ * - `manual`: only `produceBlock()` makes blocks (tests).
+ */
+export type ReplayPace = 'timed' | 'unthrottled' | 'manual';
+
+export interface ReplayOptions {
+  /** Transactions per second in `timed` pace; with blocksPerSecond it sets the block size. Default 1000. */
+  transactionsPerSecond?: number;
+  /** Masterchain blocks per second. Default 1 (each commits one basechain shard block). */
+  blocksPerSecond?: number;
+  pace?: ReplayPace;
+  /** Number of wallet accounts in the pool (each also has a jetton wallet). Default 10,000. */
+  accounts?: number;
+  /** Use these wallet accounts instead of generated ones (benchmarks that subscribe to known accounts). */
+  accountIds?: readonly AccountId[];
+  shares?: Partial<ReplayShares>;
+  /** Transactions in a TON transfer's trace (extra hops forward the payment onwards). Default 2. */
+  traceDepth?: number;
+  /** Share of new traces announced as pending messages before their block. Default 0. */
+  pendingShare?: number;
+  /** Seed of everything random: the same seed gives the same chain. Default 1. */
+  seed?: number;
+  /** Seqno of the first masterchain block. Default 1. */
+  firstSeqno?: number;
+  /** Stop after this many blocks (the head then stays). Default: never. */
+  maxBlocks?: number;
+  /** Most transactions kept for getFinalizedBlock/getTransactions after generation. Default 50,000. */
+  historyTransactions?: number;
+  /** Most blocks kept, whatever their size. Default 1,000. */
+  historyBlocks?: number;
+  /** Recorded templates file; default test/fixtures/replay/templates.json. */
+  templatesPath?: string | URL;
+  /** Wall clock in ms (injectable for deterministic tests). */
+  clock?: () => number;
+}
+
+export interface ResolvedReplayOptions {
+  transactionsPerSecond: number;
+  blocksPerSecond: number;
+  pace: ReplayPace;
+  accountIds: readonly AccountId[] | null;
+  accounts: number;
+  shares: ReplayShares;
+  traceDepth: number;
+  pendingShare: number;
+  seed: number;
+  firstSeqno: number;
+  maxBlocks: number;
+  historyTransactions: number;
+  historyBlocks: number;
+  templatesPath: string | URL | undefined;
+  clock: () => number;
+}
+
+export const DEFAULT_SHARES: ReplayShares = { jetton: 0.3, comment: 0.4, bounce: 0.02 };
+export const MAX_TRACE_DEPTH = 16;
+export const MAX_ACCOUNTS = 1_000_000;
+
+const ACCOUNT_ID = /^-?\d+:[0-9a-f]{64}$/;
+
+/** Bad options fail here with the option's name, never later inside generation. */
+export function resolveReplayOptions(options: ReplayOptions = {}): ResolvedReplayOptions {
+  const num = (name: string, value: number | undefined, fallback: number, min: number, max: number, integer = false): number => {
+    const v = value ?? fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
+      throw new RangeError(`replay option ${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(value)}`);
+    }
+    return v;
+  };
+  const accountIds = options.accountIds ?? null;
+  if (accountIds) {
+    if (accountIds.length < 2) throw new RangeError('replay option accountIds must hold at least 2 accounts');
+    const bad = accountIds.findIndex((a) => typeof a !== 'string' || !ACCOUNT_ID.test(a));
+    if (bad >= 0) throw new RangeError(`replay option accountIds[${bad}] must be a raw account id like 0:<64 hex>, got ${JSON.stringify(accountIds[bad])}`);
+  }
+  const pace = options.pace ?? 'timed';
+  if (!['timed', 'unthrottled', 'manual'].includes(pace)) {
+    throw new RangeError(`replay option pace must be one of timed, unthrottled, manual, got ${JSON.stringify(pace)}`);
+  }
+  const blocksPerSecond = num('blocksPerSecond', options.blocksPerSecond, 1, 0.01, 1000);
+  const transactionsPerSecond = num('transactionsPerSecond', options.transactionsPerSecond, 1000, 1, 10_000_000);
+  if (transactionsPerSecond / blocksPerSecond > 400_000) {
+    throw new RangeError('replay options transactionsPerSecond / blocksPerSecond must stay ≤ 400,000 transactions per block (event positions allow 500,000)');
+  }
+  return {
+    transactionsPerSecond,
+    blocksPerSecond,
+    pace,
+    accountIds,
+    accounts: accountIds ? accountIds.length : num('accounts', options.accounts, 10_000, 2, MAX_ACCOUNTS, true),
+    shares: checkShares({ ...DEFAULT_SHARES, ...options.shares }, 'shares'),
+    traceDepth: num('traceDepth', options.traceDepth, 2, 2, MAX_TRACE_DEPTH, true),
+    pendingShare: num('pendingShare', options.pendingShare, 0, 0, 1),
+    seed: num('seed', options.seed, 1, 0, 2 ** 32 - 1, true),
+    firstSeqno: num('firstSeqno', options.firstSeqno, 1, 1, 2 ** 31, true),
+    maxBlocks: num('maxBlocks', options.maxBlocks, Number.MAX_SAFE_INTEGER, 1, Number.MAX_SAFE_INTEGER, true),
+    historyTransactions: num('historyTransactions', options.historyTransactions, 50_000, 0, 10_000_000, true),
+    historyBlocks: num('historyBlocks', options.historyBlocks, 1000, 1, 1_000_000, true),
+    templatesPath: options.templatesPath,
+    clock: options.clock ?? Date.now,
+  };
+}
+
+function checkShares(shares: ReplayShares, name: string): ReplayShares {
+  for (const key of ['jetton', 'comment', 'bounce'] as const) {
+    const v = shares[key];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) {
+      throw new RangeError(`replay option ${name}.${key} must be a number from 0 to 1, got ${String(v)}`);
+    }
+  }
+  if (shares.jetton + shares.comment + shares.bounce > 1 + 1e-9) {
+    throw new RangeError(`replay option ${name}: jetton + comment + bounce must not exceed 1 (the rest are plain transfers)`);
+  }
+  return shares;
+}
+
+/**
+ * Parses `jetton=0.3,comment=0.4,bounce=0.02` (any subset; the others keep their defaults).
+ * Returns undefined when the text is not allowed (the config reports it with the setting's name).
+ */
+export function parseShares(raw: string): ReplayShares | undefined {
+  const shares = { ...DEFAULT_SHARES };
+  for (const part of raw.split(',')) {
+    const m = /^\s*(jetton|comment|bounce)\s*=\s*([0-9]*\.?[0-9]+)\s*$/i.exec(part);
+    if (!m) return undefined;
+    shares[m[1]!.toLowerCase() as keyof ReplayShares] = Number(m[2]);
+  }
+  try {
+    return checkShares(shares, 'shares');
+  } catch {
+    return undefined;
+  }
+}
