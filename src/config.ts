@@ -88,7 +88,7 @@ const MiB = 1024 * KiB;
 
 /** The settings table. Keys are the names code uses (`config.port`); `env` is what operators set. */
 export const settings = {
-  port: int({ env: 'PORT', min: 1, max: 65535, default: 8080, doc: 'TCP port of the HTTP server (every API, the docs and metrics).' }),
+  port: int({ env: 'PORT', min: 0, max: 65535, default: 8080, doc: 'TCP port of the HTTP server (every API, the docs and metrics); 0 picks a free port.' }),
   host: text({
     env: 'HOST',
     default: '0.0.0.0',
@@ -137,6 +137,11 @@ export const settings = {
     max: 60_000,
     default: 1000,
     doc: 'Devnet: time between produced blocks, in milliseconds.',
+  }),
+  devnetManualBlocks: bool({
+    env: 'TONWATCH_DEVNET_MANUAL_BLOCKS',
+    default: false,
+    doc: 'Devnet: produce blocks only on `POST /devnet/blocks` (deterministic tests) instead of every TONWATCH_BLOCK_INTERVAL_MS.',
   }),
   eventRetentionSeconds: int({
     env: 'TONWATCH_EVENT_RETENTION_SECONDS',

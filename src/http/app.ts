@@ -37,11 +37,22 @@ export interface BuildAppOptions {
   health?: Record<string, HealthProvider>;
   /** Add the process's default metrics to the registry (once per registry). Default true. */
   defaultMetrics?: boolean;
+  /** Longest a /readyz check may take before it counts as failed. Default 2000 ms. */
+  healthTimeoutMs?: number;
+}
+
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** Hidden from the OpenAPI document (docs assets, WebSocket upgrades, CORS preflight). */
+  hidden: boolean;
 }
 
 export type App = FastifyInstance & {
   /** Open anonymous streams per client address (see http/auth.ts). */
   anonymousStreams: ConcurrencyLimiter;
+  /** Every route added, in order (HEAD twins included), for checks like "the docs list every route". */
+  registeredRoutes: RegisteredRoute[];
 };
 
 const noKeys: KeyVerifier = { verify: async () => null };
@@ -79,9 +90,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     trustProxy: config.trustProxy,
-    maxParamLength: 256,
+    routerOptions: { maxParamLength: 256 },
     genReqId: () => randomBytes(8).toString('hex'),
   }) as unknown as FastifyInstance; // components pick their type provider with app.withTypeProvider()
+
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, hidden });
+    // The schema is the validation and the documentation: a route without one is a bug to fix.
+    if (!route.schema && !hidden && route.method !== 'HEAD') app.log.warn({ method: route.method, url: route.url }, 'route without a schema');
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -102,7 +121,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
   });
 
   // Swagger collects routes as they are added, so it comes before every route.
-  await registerDocs(app, { version: packageVersion() });
+  const securitySchemes: Record<string, unknown> = {};
+  await registerDocs(app, { version: packageVersion(), securitySchemes });
 
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
@@ -117,18 +137,18 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
 
   await app.register(websocket, { options: { maxPayload: config.bodyLimitBytes } });
 
-  const anonymousStreams = registerAuth(app, { keys: opts.keys ?? noKeys, anonymousLimit: config.streamAnonLimit });
+  const anonymousStreams = registerAuth(app, { keys: opts.keys ?? noKeys, anonymousLimit: config.streamAnonLimit, securitySchemes });
   registerMetrics(app, opts.metrics, { defaultMetrics: opts.defaultMetrics });
 
   const components = opts.components ?? [];
   const providers: Record<string, HealthProvider> = { ...opts.health };
   for (const c of components) if (c.health) providers[c.name] = () => c.health!();
-  registerHealth(app, providers);
+  registerHealth(app, providers, { timeoutMs: opts.healthTimeoutMs });
 
   if (opts.keys) await app.register(adminKeyRoutes(opts.keys));
   for (const component of components) {
     if (component.routes) await app.register(async (child: FastifyInstance) => component.routes!(child));
   }
 
-  return Object.assign(app, { anonymousStreams });
+  return Object.assign(app, { anonymousStreams, registeredRoutes });
 }

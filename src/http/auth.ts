@@ -35,6 +35,8 @@ export interface AuthOptions {
   keys: KeyVerifier;
   /** Concurrent anonymous requests (streams) one client address may hold on `anonymous` routes; 0 = key required. */
   anonymousLimit: number;
+  /** The OpenAPI document's security schemes, completed here for every way a route accepts a key. */
+  securitySchemes?: Record<string, unknown>;
 }
 
 /** Counts open anonymous streams per client address. */
@@ -83,7 +85,7 @@ function queryToken(query: unknown, names: readonly string[]): string | undefine
 export function registerAuth(app: FastifyInstance, opts: AuthOptions): ConcurrencyLimiter {
   const limiter = new ConcurrencyLimiter(opts.anonymousLimit);
   app.decorateRequest('principal', null);
-  app.addHook('onRoute', (route) => documentAuth(route));
+  app.addHook('onRoute', (route) => documentAuth(route, opts.securitySchemes ?? {}));
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const auth = request.routeOptions.config.auth;
     if (!auth) return;
@@ -130,12 +132,16 @@ function releaseWhenClosed(request: FastifyRequest, reply: FastifyReply, release
 }
 
 /** Marks authenticated routes in the OpenAPI document: security requirements and 401/403 answers. */
-function documentAuth(route: RouteOptions): void {
+function documentAuth(route: RouteOptions, schemes: Record<string, unknown>): void {
   const auth = route.config?.auth;
   if (!auth) return;
   const schema = (route.schema ??= {}) as Record<string, unknown>;
+  schemes.bearerAuth ??= { type: 'http', scheme: 'bearer', description: 'API key: `Authorization: Bearer tw_…` (scheme in any case)' };
   const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
-  for (const p of auth.queryParams ?? ['token']) security.push({ [`query_${p}`]: [] });
+  for (const p of auth.queryParams ?? ['token']) {
+    schemes[`query_${p}`] ??= { type: 'apiKey', in: 'query', name: p, description: `API key in the \`${p}\` query parameter` };
+    security.push({ [`query_${p}`]: [] });
+  }
   if (auth.anonymous) security.push({});
   schema.security ??= security;
   const response = (schema.response ??= {}) as Record<string, unknown>;

@@ -8,32 +8,8 @@ import swaggerUi from '@fastify/swagger-ui';
 export interface DocsOptions {
   version: string;
   description?: string;
-}
-
-type OpenApiDoc = {
-  paths?: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
-  components?: { securitySchemes?: Record<string, unknown> };
-};
-
-/** Declares every security scheme that routes use: `bearerAuth` and `query_<param>` (see http/auth.ts). */
-function addSecuritySchemes(doc: OpenApiDoc): OpenApiDoc {
-  const schemes: Record<string, unknown> = {};
-  for (const methods of Object.values(doc.paths ?? {})) {
-    for (const op of Object.values(methods)) {
-      for (const requirement of op.security ?? []) {
-        for (const name of Object.keys(requirement)) {
-          if (name === 'bearerAuth') {
-            schemes[name] = { type: 'http', scheme: 'bearer', description: 'API key: `Authorization: Bearer tw_…`' };
-          } else if (name.startsWith('query_')) {
-            const param = name.slice('query_'.length);
-            schemes[name] = { type: 'apiKey', in: 'query', name: param, description: `API key in the \`${param}\` query parameter` };
-          }
-        }
-      }
-    }
-  }
-  doc.components = { ...doc.components, securitySchemes: { ...doc.components?.securitySchemes, ...schemes } };
-  return doc;
+  /** Filled while routes are added (http/auth.ts); read when the document is first built. */
+  securitySchemes: Record<string, unknown>;
 }
 
 export async function registerDocs(app: FastifyInstance, opts: DocsOptions): Promise<void> {
@@ -47,9 +23,10 @@ export async function registerDocs(app: FastifyInstance, opts: DocsOptions): Pro
           opts.description ??
           'Notifications, payment tracking and deposit indexing for the TON blockchain. Errors are JSON: `{"error": "...", "field"?: "..."}`.',
       },
+      // Shared by reference: swagger reads it when it first builds the document, after every route is added.
+      components: { securitySchemes: opts.securitySchemes as Record<string, any> },
       tags: [{ name: 'service', description: 'Health, readiness, metrics' }, { name: 'admin', description: 'API keys (scope admin)' }],
     },
-    transformObject: (doc: any) => addSecuritySchemes(doc.openapiObject as OpenApiDoc) as any,
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
