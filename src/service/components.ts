@@ -2,4 +2,6 @@
 // service context, registers their routes, starts them, and stops them in reverse order.
 import type { ComponentFactory } from './component.js';
 
-export const componentFactories: Array<{ name: string; load: () => Promise<ComponentFactory> }> = [];
+export const componentFactories: Array<{ name: string; load: () => Promise<ComponentFactory> }> = [
+  { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
+];

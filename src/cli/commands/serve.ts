@@ -1,0 +1,74 @@
+// `tonwatch serve` (= `npm start`): every API on one port, the chain source, the follower.
+// SIGTERM/SIGINT stop gracefully; a second signal exits at once.
+import { ConfigError, loadConfig } from '../../config.js';
+import { startService } from '../../service/service.js';
+
+export const summary = 'start tonwatch: the chain source, the follower and every HTTP API on one port';
+
+const USAGE = `usage: tonwatch serve
+
+Configuration comes from environment variables (and the JSON file named by TONWATCH_CONFIG);
+see the README's configuration table. PORT (default 8080) serves every API, /docs and /metrics.`;
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (argv.length > 0) {
+    console.error(`tonwatch serve: unexpected argument '${argv[0]}'\n\n${USAGE}`);
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`tonwatch: invalid configuration\n${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  let service;
+  try {
+    service = await startService(config);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`tonwatch: invalid configuration\n${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  const { url, adminKey } = service;
+  const lines = [
+    '',
+    `tonwatch is running on the ${service.source.network} chain`,
+    `  API and docs     ${url}/docs`,
+    `  health, metrics  ${url}/readyz  ${url}/metrics`,
+    `  streams          ${url}/v2/sse/accounts/transactions?accounts=ALL`,
+  ];
+  if (service.source.network === 'devnet') lines.push(`  devnet control   ${url}/devnet/wallets`);
+  if (adminKey.key) lines.push('', `  admin key (shown once, store it now): ${adminKey.key}`);
+  else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : 'as printed on first start (create more with `tonwatch keys`)'}`);
+  console.error(lines.join('\n') + '\n');
+
+  return new Promise<number>((resolve) => {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        console.error(`tonwatch: ${signal} again, exiting now`);
+        process.exit(130);
+      }
+      signalled = true;
+      service.stop().then(
+        () => resolve(0),
+        (err) => {
+          console.error(`tonwatch: shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

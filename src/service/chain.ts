@@ -1,0 +1,37 @@
+// Picks the chain source from configuration: the embedded devnet (default), the replay source
+// (load tests), or liteservers (real networks; not in this build yet).
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { ConfigError, type Config } from '../config.js';
+import type { ChainSource } from '../chain/source.js';
+
+export async function createChainSource(config: Config, logger: Logger): Promise<ChainSource> {
+  switch (config.chain) {
+    case 'devnet': {
+      const { createDevnetChain } = await import('../chain/devnet/index.js');
+      return createDevnetChain({
+        dataDir: path.join(config.dataDir, 'devnet'),
+        blockIntervalMs: config.blockIntervalMs,
+        manual: config.devnetManualBlocks,
+        onWarning: (message) => logger.warn({ component: 'devnet' }, message),
+      });
+    }
+    case 'replay': {
+      const { createReplaySource } = await import('../chain/replay/index.js');
+      return createReplaySource({ pace: 'timed', ...replayOptions(config) });
+    }
+    case 'liteserver':
+      throw new ConfigError([
+        {
+          setting: 'TONWATCH_CHAIN',
+          message: 'TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay',
+        },
+      ]);
+  }
+}
+
+/** The TONWATCH_REPLAY_* settings, when the configuration has them. */
+function replayOptions(config: Config): Record<string, unknown> {
+  const replay = (config as unknown as { replay?: Record<string, unknown> }).replay;
+  return replay ?? {};
+}

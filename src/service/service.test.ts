@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreEventLog } from '../bus/store-log.js';
+import type { ChainEvent } from '../bus/events.js';
+import { createDevnetChain } from '../chain/devnet/index.js';
+import { openStore } from '../store/db.js';
+import { ROOT, spawnService, startTestService, type TestService } from '../../test/support/service.js';
+
+describe('tonwatch service on the devnet (in process)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(async () => service?.close());
+
+  it('turns a devnet transfer into block, transaction, trace and mempool events in the log', async () => {
+    const before = service.events.headPosition()!;
+    const sent = await service.api('/devnet/send', { method: 'POST', json: { from: 'alice', to: 'bob', amount: '1000000', comment: 'tour' } });
+    expect(sent.status).toBe(200);
+    const { message_hash } = (await sent.json()) as { message_hash: string };
+    await service.settle();
+    const events: ChainEvent[] = (await service.events.readAfter(before, 100)).flatMap((b) => b.events).filter((e) => e.position > before);
+    const mempool = events.filter((e) => e.type === 'mempool');
+    expect(mempool.map((e) => e.type === 'mempool' && e.message.hash)).toEqual([message_hash]);
+    const txs = events.flatMap((e) => (e.type === 'transaction' ? [e.tx] : []));
+    const credit = txs.find((t) => t.inMessage?.decoded.kind === 'text_comment');
+    expect(credit).toMatchObject({ inbound: 'credited', inMessage: { value: 1_000_000n, decoded: { kind: 'text_comment', text: 'tour' } } });
+    const traces = events.flatMap((e) => (e.type === 'trace' ? [e.trace] : []));
+    const trace = traces.find((t) => t.transactions.includes(credit!.hash))!;
+    expect(trace.transactions).toHaveLength(2);
+    expect(trace.endMcSeqno).toBeGreaterThan(trace.startMcSeqno);
+    // Positions strictly increase across everything appended.
+    const positions = events.map((e) => e.position);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it('reports follower lag and HTTP request counts', async () => {
+    const ready = await service.api('/readyz', { auth: null });
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as any).checks.follower).toMatchObject({ ok: true, running: true, lagBlocks: 0 });
+    const metrics = await (await service.api('/metrics', { auth: null })).text();
+    expect(metrics).toMatch(/^tonwatch_follower_lag_blocks 0$/m);
+    expect(metrics).toMatch(/^tonwatch_http_requests_total\{[^}]*route="\/readyz"[^}]*\} \d+$/m);
+  });
+});
+
+describe('tonwatch serve as a process', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'tonwatch-serve-'));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('killed with SIGKILL while blocks are produced, restarts and has every event position exactly once', async () => {
+    const dataDir = tempDir();
+    const env = { TONWATCH_BLOCK_INTERVAL_MS: '100' };
+    const first = await spawnService({ dataDir, env });
+    const send = (url: string, i: number) =>
+      fetch(`${url}/devnet/send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ from: i % 2 ? 'alice' : 'bob', to: i % 2 ? 'bob' : 'alice', amount: String(1000 + i), comment: `kill ${i}` }),
+      });
+    for (let i = 0; i < 6; i++) {
+      expect((await send(first.url, i)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+
+    const second = await spawnService({ dataDir, env, adminKey: first.adminKey });
+    for (let i = 6; i < 10; i++) expect((await send(second.url, i)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500));
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    // Compare the log with the devnet's own blocks: each block once, every transaction once, in order.
+    const store = await openStore({ sqlitePath: path.join(dataDir, 'tonwatch.sqlite') });
+    const chain = createDevnetChain({ dataDir: path.join(dataDir, 'devnet'), manual: true });
+    try {
+      const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
+      await log.open();
+      const batches = await log.readAfter(-1, 100_000);
+      const events = batches.flatMap((b) => b.events);
+      const positions = events.map((e) => e.position);
+      expect(new Set(positions).size).toBe(positions.length);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      const blockBatches = batches.filter((b) => b.kind === 'block');
+      const seqnos = blockBatches.map((b) => b.mcSeqno);
+      expect(seqnos).toEqual(seqnos.map((_, i) => i + 1));
+      await chain.start();
+      const head = (await chain.getMasterchainHead()).seqno;
+      expect(seqnos.at(-1)).toBeGreaterThanOrEqual(head - 1);
+      for (const batch of blockBatches) {
+        const block = (await chain.getFinalizedBlock(batch.mcSeqno))!;
+        const logged = batch.events.flatMap((e) => (e.type === 'transaction' ? [e.tx.hash] : []));
+        expect(logged).toEqual(block.transactions.map((t) => t.hash));
+      }
+      // Both runs' transfers made it, each exactly once.
+      const comments = events.flatMap((e) => (e.type === 'transaction' && e.tx.inMessage?.decoded.kind === 'text_comment' ? [e.tx.inMessage.decoded.text] : []));
+      for (let i = 0; i < 10; i++) expect(comments.filter((c) => c === `kill ${i}`)).toHaveLength(1);
+    } finally {
+      await chain.stop();
+      await store.close();
+    }
+  }, 120_000);
+
+  it('refuses an invalid configuration with a message naming the setting and a non-zero exit', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: 'eighty', TONWATCH_DATA_DIR: tempDir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('PORT: must be an integer from 0 to 65535, got "eighty"');
+  });
+});
