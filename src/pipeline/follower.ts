@@ -14,6 +14,8 @@ import { FollowerMetrics } from './metrics.js';
 import { TraceTracker, type TraceState } from './traces.js';
 
 const CURSOR = 'follower';
+/** Rows per upsert of in-flight traces (3 parameters each, far below both dialects' limits). */
+const TRACE_UPSERT_CHUNK = 500;
 
 export interface FollowerOptions {
   source: ChainSource;
@@ -228,12 +230,18 @@ export class Follower {
     for (let i = 0; i < removed.length; i += 500) {
       await db.deleteFrom('traces_in_flight').where('root_hash', 'in', removed.slice(i, i + 500)).execute();
     }
-    for (const trace of changed) {
-      const state = TraceTracker.serialize(trace);
+    // one multi-row upsert per chunk: a busy block changes hundreds of traces, and a statement per
+    // trace was the follower's largest cost (bench/follower.ts)
+    for (let i = 0; i < changed.length; i += TRACE_UPSERT_CHUNK) {
+      const rows = changed.slice(i, i + TRACE_UPSERT_CHUNK).map((trace) => ({
+        root_hash: trace.root,
+        start_mc_seqno: BigInt(trace.startMcSeqno),
+        state: TraceTracker.serialize(trace),
+      }));
       await db
         .insertInto('traces_in_flight')
-        .values({ root_hash: trace.root, start_mc_seqno: BigInt(trace.startMcSeqno), state })
-        .onConflict((oc) => oc.column('root_hash').doUpdateSet({ state }))
+        .values(rows)
+        .onConflict((oc) => oc.column('root_hash').doUpdateSet((eb) => ({ state: eb.ref('excluded.state') })))
         .execute();
     }
   }
