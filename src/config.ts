@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreOptions } from './store/db.js';
+import { parseShares } from './chain/replay/options.js';
 
 /** One setting: where it comes from, how it is checked, what it means. */
 export interface Setting<T> {
@@ -136,13 +137,34 @@ export const settings = {
     min: 100,
     max: 60_000,
     default: 1000,
-    doc: 'Devnet: time between produced blocks, in milliseconds.',
+    doc: 'Devnet and replay: time between produced blocks, in milliseconds.',
   }),
   devnetManualBlocks: bool({
     env: 'TONWATCH_DEVNET_MANUAL_BLOCKS',
     default: false,
     doc: 'Devnet: produce blocks only on `POST /devnet/blocks` (deterministic tests) instead of every TONWATCH_BLOCK_INTERVAL_MS.',
   }),
+  replayRate: int({
+    env: 'TONWATCH_REPLAY_RATE',
+    min: 1,
+    max: 1_000_000,
+    default: 1000,
+    doc: 'Replay chain source: transactions per second, spread over blocks every TONWATCH_BLOCK_INTERVAL_MS.',
+  }),
+  replayAccounts: int({
+    env: 'TONWATCH_REPLAY_ACCOUNTS',
+    min: 2,
+    max: 1_000_000,
+    default: 10_000,
+    doc: 'Replay chain source: wallet accounts that send and receive (each also has a jetton wallet).',
+  }),
+  replayShares: {
+    env: 'TONWATCH_REPLAY_SHARES',
+    allowed: 'kind=share pairs (kinds jetton, comment, bounce; shares from 0 to 1 adding up to at most 1), comma-separated',
+    default: 'jetton=0.3,comment=0.4,bounce=0.02',
+    doc: 'Replay chain source: share of new traces that are jetton transfers, TON transfers with a comment, and bounces; the rest are plain TON transfers.',
+    parse: (raw: string) => (parseShares(raw) ? raw : undefined),
+  } satisfies Setting<string>,
   eventRetentionSeconds: int({
     env: 'TONWATCH_EVENT_RETENTION_SECONDS',
     min: 60,

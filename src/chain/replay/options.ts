@@ -149,3 +149,19 @@ export function parseShares(raw: string): ReplayShares | undefined {
     return undefined;
   }
 }
+
+/** The replay source's options from the service configuration (TONWATCH_REPLAY_*, TONWATCH_BLOCK_INTERVAL_MS). */
+export function replayOptionsFromConfig(config: {
+  replayRate: number;
+  replayAccounts: number;
+  replayShares: string;
+  blockIntervalMs: number;
+}): ReplayOptions {
+  return {
+    pace: 'timed',
+    transactionsPerSecond: config.replayRate,
+    blocksPerSecond: 1000 / config.blockIntervalMs,
+    accounts: config.replayAccounts,
+    shares: parseShares(config.replayShares) ?? DEFAULT_SHARES,
+  };
+}

@@ -297,3 +297,19 @@ describe('ReplaySource pacing', () => {
     expect(heads).toEqual([1, 2, 3, 4, 5]);
   });
 });
+
+describe('replay configuration', () => {
+  it('reads TONWATCH_REPLAY_* into source options, and refuses bad values naming the setting', async () => {
+    const { loadConfig } = await import('../../config.js');
+    const { replayOptionsFromConfig } = await import('./options.js');
+    const config = loadConfig({ TONWATCH_CHAIN: 'replay', TONWATCH_REPLAY_RATE: '5000', TONWATCH_REPLAY_ACCOUNTS: '300', TONWATCH_REPLAY_SHARES: 'jetton=0.5,bounce=0', TONWATCH_BLOCK_INTERVAL_MS: '500' });
+    const options = replayOptionsFromConfig(config);
+    expect(options).toEqual({ pace: 'timed', transactionsPerSecond: 5000, blocksPerSecond: 2, accounts: 300, shares: { jetton: 0.5, comment: 0.4, bounce: 0 } });
+    const source = createReplaySource({ ...options, pace: 'manual' });
+    sources.push(source);
+    expect(source.walletAccounts).toHaveLength(300);
+    expect(() => loadConfig({ TONWATCH_REPLAY_SHARES: 'jetton=0.9,comment=0.2' })).toThrow(/TONWATCH_REPLAY_SHARES: must be kind=share pairs/);
+    expect(() => loadConfig({ TONWATCH_REPLAY_RATE: '0' })).toThrow(/TONWATCH_REPLAY_RATE: must be an integer from 1/);
+    expect(() => loadConfig({ TONWATCH_REPLAY_ACCOUNTS: 'many' })).toThrow(/TONWATCH_REPLAY_ACCOUNTS/);
+  });
+});
