@@ -3,5 +3,6 @@ import type { NamedMigration } from './migrate.js';
 import { authMigrations } from '../auth/migrations.js';
 import { busMigrations } from '../bus/migrations.js';
 import { pipelineMigrations } from '../pipeline/migrations.js';
+import { webhooksMigrations } from '../webhooks/migrations.js';
 
-export const migrationSets: NamedMigration[][] = [busMigrations, pipelineMigrations, authMigrations];
+export const migrationSets: NamedMigration[][] = [busMigrations, pipelineMigrations, authMigrations, webhooksMigrations];

@@ -1,0 +1,226 @@
+// The delivery engine, usable by any producer (webhook subscriptions, invoices): endpoints, a
+// durable outbox written inside the producer's own transaction (`enqueue`, then `notify()` after
+// commit), and a worker (worker.ts) that delivers with retries, ordering per key, signatures and
+// logs. One engine per store and process: `deliveryEngineFor` shares it between components.
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Store } from '../../store/db.js';
+import { systemClock } from './clock.js';
+import * as ep from './endpoints.js';
+import { DeliveryMetrics } from './metrics.js';
+import * as outbox from './outbox.js';
+import * as reports from './reports.js';
+import { DAY } from './schedule.js';
+import { checkEndpoint, type HostResolver } from './ssrf.js';
+import type { Clock, DeliveryHooks, DeliveryIntent, Endpoint } from './types.js';
+import { DeliveryWorker } from './worker.js';
+
+export interface DeliveryEngineOptions {
+  store: Store;
+  /** Allow endpoints on loopback and private addresses (development). */
+  allowLoopback: boolean;
+  /** Timeout of one attempt (default 15 s). */
+  timeoutMs?: number;
+  clock?: Clock;
+  logger?: Logger;
+  /** Registry for the delivery metrics; none are registered without it. */
+  metrics?: Registry;
+  resolve?: HostResolver;
+  /** Attempts in flight at once, over all endpoints (default 512). */
+  concurrency?: number;
+  /** Attempts in flight at once to one endpoint, and its connection pool size (default 64). */
+  perEndpointConcurrency?: number;
+  /** How long the previous signing secret keeps signing after a rotation (default 24 h). */
+  secretOverlapMs?: number;
+  /** How long delivered/failed deliveries and failure logs are kept (default 7 days). */
+  historyMs?: number;
+  userAgent?: string;
+  /** Safety-net poll for deliveries written without `notify()` (another process). Default 1 s. */
+  pollIntervalMs?: number;
+  /** Most deliveries held in memory (default 200,000), and per ordering key (default 1,000). */
+  memoryLimit?: number;
+  perKeyLimit?: number;
+}
+
+export class DeliveryEngine {
+  readonly clock: Clock;
+  private readonly db: Kysely<any>;
+  private readonly hooks = new Map<string, DeliveryHooks>();
+  private readonly worker: DeliveryWorker;
+  private readonly secretOverlapMs: number;
+  private refs = 0;
+
+  constructor(private readonly options: DeliveryEngineOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.db = options.store.db;
+    this.secretOverlapMs = options.secretOverlapMs ?? DAY;
+    const metrics = options.metrics
+      ? new DeliveryMetrics(options.metrics, {
+          depth: () => reports.pendingCount(this.db),
+          endpointsByStatus: () => this.endpointsByStatus(),
+          inFlight: () => this.worker.inFlight,
+        })
+      : null;
+    this.worker = new DeliveryWorker({
+      store: options.store,
+      clock: this.clock,
+      logger: options.logger,
+      metrics,
+      hooks: this.hooks,
+      sender: {
+        policy: { allowLoopback: options.allowLoopback, resolve: options.resolve },
+        timeoutMs: options.timeoutMs ?? 15_000,
+        userAgent: options.userAgent ?? 'tonwatch-webhooks/0.1',
+      },
+      concurrency: options.concurrency ?? 512,
+      perEndpointConcurrency: options.perEndpointConcurrency ?? 64,
+      pollIntervalMs: options.pollIntervalMs ?? 1000,
+      historyMs: options.historyMs ?? 7 * DAY,
+      memoryLimit: options.memoryLimit ?? 200_000,
+      perKeyLimit: options.perKeyLimit ?? 1000,
+    });
+  }
+
+  /** Hooks of a producer, called with the outcomes of its endpoints' deliveries. */
+  registerProducer(producer: string, hooks: DeliveryHooks): void {
+    this.hooks.set(producer, hooks);
+  }
+
+  /** Starts the worker (each user calls start; it runs until the last user calls stop). */
+  async start(): Promise<void> {
+    this.refs++;
+    await this.worker.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.refs > 0) this.refs--;
+    if (this.refs === 0) await this.worker.stop();
+  }
+
+  health() {
+    return { ok: this.worker.isRunning, in_memory: this.worker.inMemory, in_flight: this.worker.inFlight };
+  }
+
+  // ---- producers ---------------------------------------------------------------------------
+
+  /** Writes deliveries inside the caller's transaction. Call `notify()` once it has committed. */
+  async enqueue(trx: Kysely<any>, intents: readonly DeliveryIntent[]): Promise<void> {
+    await outbox.enqueueDeliveries(trx, intents, this.clock.now());
+  }
+
+  /** Tells the worker that deliveries were committed (it also polls, but this is immediate). */
+  notify(): void {
+    if (this.worker.isRunning) void this.worker.loadNew();
+  }
+
+  // ---- endpoints ---------------------------------------------------------------------------
+
+  /** Checks an endpoint URL (form, then every address it resolves to); returns it normalised or throws EndpointRefusedError. */
+  checkUrl(url: string): Promise<string> {
+    return checkEndpoint(url, { allowLoopback: this.options.allowLoopback, resolve: this.options.resolve });
+  }
+
+  /** Creates an endpoint after checking its URL; throws EndpointRefusedError. */
+  async createEndpoint(input: ep.NewEndpoint, trx?: Kysely<any>): Promise<Endpoint> {
+    const url = await this.checkUrl(input.url);
+    return ep.insertEndpoint(trx ?? this.db, { ...input, url }, this.clock.now());
+  }
+
+  /** An endpoint with its live status (the worker's view is newer than the store's). */
+  async getEndpoint(id: number): Promise<Endpoint | null> {
+    const live = this.worker.endpoints.get(id);
+    if (live) return { ...live };
+    return ep.selectEndpoint(this.db, id);
+  }
+
+  async listEndpoints(filter: { producer?: string; owner?: string }): Promise<Endpoint[]> {
+    const rows = await ep.selectEndpoints(this.db, filter);
+    return rows.map((e) => ({ ...(this.worker.endpoints.get(e.id) ?? e) }));
+  }
+
+  async updateEndpointUrl(id: number, url: string): Promise<void> {
+    const checked = await this.checkUrl(url);
+    await ep.updateEndpointUrl(this.db, id, checked);
+    const live = this.worker.endpoints.get(id);
+    if (live) live.url = checked;
+  }
+
+  /** New token and signing secret; the previous secret keeps signing during the overlap. */
+  async rotateCredentials(id: number): Promise<Endpoint | null> {
+    const current = await this.getEndpoint(id);
+    if (!current) return null;
+    const rotated = await ep.rotateCredentials(this.db, current, this.clock.now(), this.secretOverlapMs);
+    const live = this.worker.endpoints.get(id);
+    if (live) {
+      Object.assign(live, { token: rotated.token, secret: rotated.secret, previousSecret: rotated.previousSecret, previousSecretUntil: rotated.previousSecretUntil });
+    }
+    return rotated;
+  }
+
+  /** Deletes an endpoint with its deliveries and logs (inside `trx` when given, with the producer's rows). */
+  async deleteEndpoint(id: number, trx?: Kysely<any>): Promise<boolean> {
+    this.worker.forgetEndpoint(id);
+    return ep.deleteEndpointRows(trx ?? this.db, id);
+  }
+
+  /** The receiver is reachable again: status online, every waiting delivery due now. */
+  async backOnline(id: number): Promise<boolean> {
+    const endpoint = await this.getEndpoint(id);
+    if (!endpoint) return false;
+    const now = this.clock.now();
+    await outbox.makeDueNow(this.db, id, now);
+    if (this.worker.isRunning) {
+      await this.worker.resumeEndpoint(endpoint, now);
+    } else {
+      await ep.saveEndpointStatus(this.db, { ...endpoint, status: 'online', statusReason: null, statusUpdatedAt: now, failedAttempts: 0 });
+    }
+    return true;
+  }
+
+  /** Sends a past delivery again (same webhook-id and body), outside its ordering key. */
+  async redeliver(endpointId: number, messageId: string): Promise<boolean> {
+    const endpoint = await this.getEndpoint(endpointId);
+    if (!endpoint) return false;
+    const found = await outbox.copyForRedelivery(this.db, endpoint, messageId, this.clock.now());
+    if (found) this.notify();
+    return found;
+  }
+
+  // ---- reports -----------------------------------------------------------------------------
+
+  failureLog(endpointId: number, offset: number, limit: number) {
+    return reports.failureLog(this.db, endpointId, offset, limit);
+  }
+
+  usage(producer: string, owner: string, at = this.clock.now()) {
+    return reports.usage(this.db, producer, owner, at);
+  }
+
+  pendingCount(endpointId?: number): Promise<number> {
+    return reports.pendingCount(this.db, endpointId);
+  }
+
+  /** Waits until every outcome so far is recorded in the store (tests, shutdown). */
+  flush(): Promise<void> {
+    return this.worker.flushNow();
+  }
+
+  private async endpointsByStatus(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const { id, status } of await reports.endpointStatuses(this.db)) {
+      const live = this.worker.endpoints.get(id)?.status ?? status;
+      out[live] = (out[live] ?? 0) + 1;
+    }
+    return out;
+  }
+}
+
+const shared = new WeakMap<Store, DeliveryEngine>();
+
+/** The process's engine for a store, created on first use (components share it). */
+export function deliveryEngineFor(store: Store, create: () => DeliveryEngine): DeliveryEngine {
+  let engine = shared.get(store);
+  if (!engine) shared.set(store, (engine = create()));
+  return engine;
+}

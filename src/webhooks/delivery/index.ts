@@ -1,0 +1,9 @@
+// Module API of the delivery engine (used by webhooks and invoices).
+export { DeliveryEngine, deliveryEngineFor, type DeliveryEngineOptions } from './engine.js';
+export { FakeClock, systemClock } from './clock.js';
+export { deliveryMigrations } from './migrations.js';
+export { GIVE_UP_AFTER_MS, retryDelayMs, parseRetryAfter } from './schedule.js';
+export { deriveMessageId, newSigningSecret, sha256Hex, signatureHeader } from './signing.js';
+export { EndpointRefusedError, checkEndpoint, classifyAddress, parseEndpointUrl, refusalFor, type HostResolver } from './ssrf.js';
+export { deliveryHeaders } from './sender.js';
+export type * from './types.js';

@@ -1,0 +1,219 @@
+// The durable outbox in the store: producers insert deliveries inside their own transaction; the
+// worker reads pending rows and records outcomes in batches (one transaction per batch, grouped
+// updates rather than a round trip per row).
+import { sql, type Insertable, type Kysely } from 'kysely';
+import { deriveMessageId } from './signing.js';
+import { chunks, deliveryDb, deliveryFromRow, OUTBOX_COLUMNS, type DeliveryTables } from './tables.js';
+import type { DeliveryIntent, DeliveryOutcome, Endpoint, PendingDelivery } from './types.js';
+
+/** Rows per multi-row insert (15 parameters each, well under both dialects' limits). */
+const INSERT_CHUNK = 500;
+/** Ids per `IN (…)` list. */
+const IN_CHUNK = 900;
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Writes deliveries into the outbox within `db` (the producer's transaction). */
+export async function enqueueDeliveries(db: Kysely<any>, intents: readonly DeliveryIntent[], now: number): Promise<void> {
+  if (intents.length === 0) return;
+  const rows = intents.map((intent) => {
+    const body = typeof intent.body === 'string' ? intent.body : JSON.stringify(intent.body);
+    if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new Error(`delivery body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (!Number.isSafeInteger(intent.endpointId) || intent.endpointId <= 0) throw new Error(`invalid endpoint id ${intent.endpointId}`);
+    return {
+      endpoint_id: BigInt(intent.endpointId),
+      ordering_key: intent.orderingKey ?? null,
+      message_id: intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body),
+      event_type: intent.eventType,
+      body,
+      meta: intent.meta === undefined ? null : JSON.stringify(intent.meta),
+      state: 'pending',
+      attempts: 0n,
+      next_attempt_at: BigInt(now),
+      first_failed_at: null,
+      last_attempt_at: null,
+      last_status: null,
+      last_error: null,
+      created_at: BigInt(now),
+      completed_at: null,
+    };
+  });
+  for (const part of chunks(rows, INSERT_CHUNK)) await deliveryDb(db).insertInto('delivery_outbox').values(part).execute();
+}
+
+/** Pending rows after `afterId`, oldest first. */
+export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number, upTo?: number): Promise<PendingDelivery[]> {
+  let q = deliveryDb(db)
+    .selectFrom('delivery_outbox')
+    .select(OUTBOX_COLUMNS)
+    .where('state', '=', 'pending')
+    .where('id', '>', BigInt(afterId));
+  if (upTo !== undefined) q = q.where('id', '<=', BigInt(upTo));
+  return (await q.orderBy('id').limit(limit).execute()).map(deliveryFromRow);
+}
+
+/** Pending rows of one ordering key after `afterId`, oldest first. */
+export async function pendingOfKey(db: Kysely<any>, endpointId: number, orderingKey: string, afterId: number, limit: number): Promise<PendingDelivery[]> {
+  const rows = await deliveryDb(db)
+    .selectFrom('delivery_outbox')
+    .select(OUTBOX_COLUMNS)
+    .where('endpoint_id', '=', BigInt(endpointId))
+    .where('ordering_key', '=', orderingKey)
+    .where('state', '=', 'pending')
+    .where('id', '>', BigInt(afterId))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(deliveryFromRow);
+}
+
+export async function deleteDeliveries(db: Kysely<any>, ids: readonly number[]): Promise<void> {
+  for (const part of chunks(ids, IN_CHUNK)) {
+    await deliveryDb(db).deleteFrom('delivery_outbox').where('id', 'in', part.map(BigInt)).execute();
+  }
+}
+
+/** Start of the UTC calendar month holding `ms`: the usage period. */
+export function periodStart(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/** The line the logs API shows for a failed attempt. */
+export function logMessage(o: DeliveryOutcome, nextInMs: number | null): string {
+  const what = o.statusCode !== null ? `HTTP ${o.statusCode}` : (o.error ?? 'error');
+  const head = `attempt ${o.attempts} failed: ${what} after ${o.latencyMs} ms`;
+  if (o.result === 'held') return `${head}; the receiver answered 410 Gone, the webhook is suspended until back-online`;
+  if (o.result === 'failed') {
+    return o.statusCode !== null && o.statusCode < 500 && o.statusCode !== 408 && o.statusCode !== 429
+      ? `${head}; not retried (only 408, 429, 5xx, timeouts and connection errors are)`
+      : `${head}; gave up: still failing after 3 days`;
+  }
+  return nextInMs === null ? head : `${head}; next attempt in ${Math.round(nextInMs / 1000)} s`;
+}
+
+/**
+ * Records a batch of outcomes and the endpoints whose status changed, in one transaction: the
+ * outbox rows, the failure log, usage counters. Producer hooks run in the same transaction.
+ */
+export async function recordOutcomes(trx: Kysely<any>, outcomes: readonly DeliveryOutcome[], now: number): Promise<void> {
+  const d = deliveryDb(trx);
+  // Delivered rows, grouped by (attempts, status) so thousands of rows take a handful of statements.
+  const groups = new Map<string, number[]>();
+  for (const o of outcomes) {
+    if (o.result !== 'delivered') continue;
+    const k = `${o.attempts}:${o.statusCode}`;
+    let ids = groups.get(k);
+    if (!ids) groups.set(k, (ids = []));
+    ids.push(o.delivery.id);
+  }
+  for (const [k, ids] of groups) {
+    const [attempts, status] = k.split(':').map(Number) as [number, number];
+    for (const part of chunks(ids, IN_CHUNK)) {
+      await d
+        .updateTable('delivery_outbox')
+        .set({
+          state: 'delivered',
+          attempts: BigInt(attempts),
+          last_attempt_at: BigInt(now),
+          last_status: BigInt(status),
+          last_error: null,
+          completed_at: BigInt(now),
+        })
+        .where('id', 'in', part.map(BigInt))
+        .execute();
+    }
+  }
+  const logs: Array<DeliveryTablesLogInsert> = [];
+  for (const o of outcomes) {
+    if (o.result === 'delivered') continue;
+    const row = o.delivery;
+    await d
+      .updateTable('delivery_outbox')
+      .set({
+        state: o.result === 'failed' ? 'failed' : 'pending',
+        attempts: BigInt(o.attempts),
+        next_attempt_at: BigInt(row.nextAttemptAt),
+        first_failed_at: row.firstFailedAt === null ? null : BigInt(row.firstFailedAt),
+        last_attempt_at: BigInt(o.at),
+        last_status: o.statusCode === null ? null : BigInt(o.statusCode),
+        last_error: o.error,
+        completed_at: o.result === 'failed' ? BigInt(o.at) : null,
+      })
+      .where('id', '=', BigInt(row.id))
+      .execute();
+    logs.push({
+      endpoint_id: BigInt(o.endpoint.id),
+      delivery_id: BigInt(row.id),
+      message_id: row.messageId,
+      event_type: row.eventType,
+      at: BigInt(o.at),
+      attempt: BigInt(o.attempts),
+      status_code: o.statusCode === null ? null : BigInt(o.statusCode),
+      error: o.error,
+      latency_ms: BigInt(o.latencyMs),
+      message: logMessage(o, o.result === 'retrying' ? row.nextAttemptAt - o.at : null),
+    });
+  }
+  for (const part of chunks(logs, INSERT_CHUNK)) await d.insertInto('delivery_attempt_log').values(part).execute();
+  await addUsage(trx, outcomes);
+}
+
+type DeliveryTablesLogInsert = Insertable<DeliveryTables['delivery_attempt_log']>;
+
+async function addUsage(trx: Kysely<any>, outcomes: readonly DeliveryOutcome[]): Promise<void> {
+  const usage = new Map<string, { producer: string; owner: string; period: number; delivered: number; failed: number }>();
+  for (const o of outcomes) {
+    const period = periodStart(o.at);
+    const k = `${o.endpoint.producer}\n${o.endpoint.owner}\n${period}`;
+    let u = usage.get(k);
+    if (!u) usage.set(k, (u = { producer: o.endpoint.producer, owner: o.endpoint.owner, period, delivered: 0, failed: 0 }));
+    if (o.result === 'delivered') u.delivered++;
+    else u.failed++;
+  }
+  for (const u of usage.values()) {
+    await deliveryDb(trx)
+      .insertInto('delivery_usage')
+      .values({ producer: u.producer, owner: u.owner, period_start: BigInt(u.period), delivered: BigInt(u.delivered), failed: BigInt(u.failed) })
+      .onConflict((oc) =>
+        oc.columns(['producer', 'owner', 'period_start']).doUpdateSet({
+          delivered: sql`delivery_usage.delivered + ${BigInt(u.delivered)}`,
+          failed: sql`delivery_usage.failed + ${BigInt(u.failed)}`,
+        }),
+      )
+      .execute();
+  }
+}
+
+/** Makes every pending delivery of an endpoint due at `now` (back-online). */
+export async function makeDueNow(db: Kysely<any>, endpointId: number, now: number): Promise<void> {
+  await deliveryDb(db)
+    .updateTable('delivery_outbox')
+    .set({ next_attempt_at: BigInt(now) })
+    .where('endpoint_id', '=', BigInt(endpointId))
+    .where('state', '=', 'pending')
+    .execute();
+}
+
+/** Copies a past delivery into a new, unordered one with the same webhook-id and body (manual redelivery). */
+export async function copyForRedelivery(db: Kysely<any>, endpoint: Endpoint, messageId: string, now: number): Promise<boolean> {
+  const row = await deliveryDb(db)
+    .selectFrom('delivery_outbox')
+    .select(['event_type', 'body', 'meta'])
+    .where('endpoint_id', '=', BigInt(endpoint.id))
+    .where('message_id', '=', messageId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return false;
+  await enqueueDeliveries(db, [{ endpointId: endpoint.id, orderingKey: null, eventType: row.event_type, body: row.body, messageId, meta: row.meta === null ? undefined : JSON.parse(row.meta) }], now);
+  return true;
+}
+
+/** Deletes completed deliveries and log entries older than `before`. */
+export async function pruneHistory(db: Kysely<any>, before: number): Promise<number> {
+  const d = deliveryDb(db);
+  const a = await d.deleteFrom('delivery_outbox').where('state', '<>', 'pending').where('completed_at', '<', BigInt(before)).executeTakeFirst();
+  const b = await d.deleteFrom('delivery_attempt_log').where('at', '<', BigInt(before)).executeTakeFirst();
+  return Number(a.numDeletedRows + b.numDeletedRows);
+}

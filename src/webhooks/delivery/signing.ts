@@ -1,0 +1,55 @@
+// What every delivery carries to prove where it came from: the webhook's bearer token, an
+// Idempotency-Key (sha256 hex of the body, as the original), and Standard Webhooks headers —
+// `webhook-signature: v1,<base64 HMAC-SHA256(secret, "id.timestamp.body")>`, one signature per
+// active secret while a rotated secret overlaps.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+
+const SECRET_PREFIX = 'whsec_';
+
+/** A new signing secret: `whsec_` + base64 of 32 random bytes. */
+export function newSigningSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+/** A new bearer token for the Authorization header of deliveries. */
+export function newDeliveryToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+function secretKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+}
+
+/** Keys decoded once per secret: HMAC keys are reused for every delivery of an endpoint. */
+const keyCache = new Map<string, Buffer>();
+
+function cachedKey(secret: string): Buffer {
+  let key = keyCache.get(secret);
+  if (!key) {
+    if (keyCache.size > 10_000) keyCache.clear();
+    key = secretKey(secret);
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+/** One `v1,<base64>` signature of `id.timestamp.body`. */
+export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+  const mac = createHmac('sha256', cachedKey(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}
+
+/** The `webhook-signature` header value: space-separated signatures, newest secret first. */
+export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
+  return secrets.map((s) => sign(s, messageId, timestampSeconds, body)).join(' ');
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A stable `webhook-id` for a delivery: the same event to the same endpoint always gets the same id. */
+export function deriveMessageId(endpointId: number, eventType: string, body: string): string {
+  const digest = createHash('sha256').update(`${endpointId}\n${eventType}\n${body}`).digest('base64url');
+  return `msg_${digest.slice(0, 32)}`;
+}

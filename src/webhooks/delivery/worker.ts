@@ -1,0 +1,339 @@
+// The delivery worker: keeps the pending outbox in memory as per-key FIFO queues (queues.ts),
+// sends the heads that are due with bounded concurrency, and records outcomes in batched
+// transactions together with the producers' hooks. One worker per process; the store stays the
+// truth — a delivery is pending until its outcome is recorded, so a crash only repeats attempts.
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { toNum, type Store } from '../../store/db.js';
+import * as ep from './endpoints.js';
+import { judgeAttempt } from './judge.js';
+import type { DeliveryMetrics } from './metrics.js';
+import * as outbox from './outbox.js';
+import { DeliveryQueues, type Queue } from './queues.js';
+import { Sender, type AttemptReport, type SenderOptions } from './sender.js';
+import { deliveryDb } from './tables.js';
+import type { Clock, DeliveryHooks, DeliveryOutcome, Endpoint, PendingDelivery } from './types.js';
+
+export interface WorkerOptions {
+  store: Store;
+  clock: Clock;
+  logger?: Logger;
+  metrics: DeliveryMetrics | null;
+  hooks: ReadonlyMap<string, DeliveryHooks>;
+  sender: Omit<SenderOptions, 'connectionsPerOrigin'>;
+  concurrency: number;
+  perEndpointConcurrency: number;
+  pollIntervalMs: number;
+  historyMs: number;
+  memoryLimit: number;
+  perKeyLimit: number;
+}
+
+const LOAD_BATCH = 5000;
+
+export class DeliveryWorker {
+  /** Endpoints with deliveries in memory; their status here is newer than the store's. */
+  readonly endpoints = new Map<number, Endpoint>();
+  private readonly queues: DeliveryQueues;
+  private sender: Sender | null = null;
+  private running = false;
+  private inFlightCount = 0;
+  private readonly endpointInFlight = new Map<number, number>();
+  private readonly waitingForSlot = new Map<number, Queue[]>();
+  private readonly sends = new Set<Promise<void>>();
+  private loadedUpTo = 0;
+  private loading: Promise<void> | null = null;
+  private loadAgain = false;
+  private memoryFull = false;
+  private completions: DeliveryOutcome[] = [];
+  private readonly dirty = new Set<number>();
+  private flushing: Promise<void> | null = null;
+  private timer: { at: number; cancel: () => void } | null = null;
+  private intervals: NodeJS.Timeout[] = [];
+  private readonly rescanFloors: number[] = [];
+
+  constructor(private readonly o: WorkerOptions) {
+    this.queues = new DeliveryQueues(o.perKeyLimit);
+  }
+
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  get inMemory(): number {
+    return this.queues.size;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.sender = new Sender({ ...this.o.sender, connectionsPerOrigin: this.o.perEndpointConcurrency });
+    await this.loadNew();
+    const every = (ms: number, fn: () => void) => {
+      const t = setInterval(fn, ms);
+      t.unref();
+      this.intervals.push(t);
+    };
+    every(this.o.pollIntervalMs, () => void this.loadNew());
+    every(10 * 60_000, () => void this.prune());
+    // PostgreSQL ids can commit out of order: re-read the last ~30 s of ids for late commits.
+    if (this.o.store.dialect === 'postgres') every(5000, () => void this.rescan());
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const t of this.intervals) clearInterval(t);
+    this.intervals = [];
+    this.timer?.cancel();
+    this.timer = null;
+    await this.loading;
+    await Promise.allSettled([...this.sends]);
+    await this.flushNow();
+    await this.sender?.close();
+    this.sender = null;
+  }
+
+  /** Reads newly committed pending deliveries into memory. */
+  loadNew(): Promise<void> {
+    if (this.loading) {
+      this.loadAgain = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      try {
+        do {
+          this.loadAgain = false;
+          this.memoryFull = this.queues.size >= this.o.memoryLimit;
+          if (!this.running || this.memoryFull) break;
+          const rows = await outbox.pendingAfter(this.o.store.db, this.loadedUpTo, LOAD_BATCH);
+          if (rows.length === 0) break;
+          await this.admit(rows);
+          this.loadedUpTo = Math.max(this.loadedUpTo, rows[rows.length - 1]!.id);
+          if (rows.length === LOAD_BATCH) this.loadAgain = true;
+          this.pump();
+        } while (this.loadAgain);
+      } catch (err) {
+        this.o.logger?.error({ err }, 'webhook outbox read failed; retrying on the next poll');
+      } finally {
+        this.loading = null;
+      }
+    })();
+    return this.loading;
+  }
+
+  // ---- endpoint changes made through the engine ---------------------------------------------
+
+  forgetEndpoint(id: number): void {
+    this.endpoints.delete(id);
+    this.dirty.delete(id);
+    this.queues.dropEndpoint(id);
+    this.waitingForSlot.delete(id);
+  }
+
+  /** Back-online: every head of the endpoint due now; the status is written with the next flush. */
+  async resumeEndpoint(endpoint: Endpoint, now: number): Promise<void> {
+    const live = this.endpoints.get(endpoint.id) ?? endpoint;
+    this.endpoints.set(live.id, live);
+    Object.assign(live, { status: 'online', statusReason: null, statusUpdatedAt: now, failedAttempts: 0 });
+    for (const q of this.queues.queuesOf(live.id)) {
+      const head = this.queues.headOf(q);
+      if (head && !q.inFlight) {
+        head.nextAttemptAt = now;
+        this.queues.schedule(q, now);
+      }
+    }
+    this.dirty.add(live.id);
+    await this.flushNow();
+    this.pump();
+  }
+
+  // ---- loading -------------------------------------------------------------------------------
+
+  private async rescan(): Promise<void> {
+    this.rescanFloors.push(this.loadedUpTo);
+    const floor = this.rescanFloors.length > 6 ? this.rescanFloors.shift()! : 0;
+    try {
+      const rows = await outbox.pendingAfter(this.o.store.db, floor, LOAD_BATCH, this.loadedUpTo);
+      await this.admit(rows.filter((r) => !this.queues.known.has(r.id)));
+      this.pump();
+    } catch (err) {
+      this.o.logger?.warn({ err }, 'webhook outbox rescan failed');
+    }
+  }
+
+  /** Adds rows to the queues, loading their endpoints; rows of deleted endpoints are removed. */
+  private async admit(rows: PendingDelivery[]): Promise<void> {
+    const unknown = [...new Set(rows.map((r) => r.endpointId).filter((id) => !this.endpoints.has(id)))];
+    if (unknown.length > 0) {
+      const found = await deliveryDb(this.o.store.db).selectFrom('delivery_endpoints').select('id').where('id', 'in', unknown.map(BigInt)).execute();
+      for (const { id } of found) {
+        const e = await ep.selectEndpoint(this.o.store.db, toNum(id));
+        if (e && !this.endpoints.has(e.id)) this.endpoints.set(e.id, e);
+      }
+      const orphans = rows.filter((r) => !this.endpoints.has(r.endpointId)).map((r) => r.id);
+      if (orphans.length > 0) await outbox.deleteDeliveries(this.o.store.db, orphans);
+    }
+    for (const row of rows) if (this.endpoints.has(row.endpointId)) this.queues.add(row);
+  }
+
+  private async reloadQueue(q: Queue): Promise<void> {
+    const after = q.truncatedAfter!;
+    q.truncatedAfter = null;
+    try {
+      const rows = await outbox.pendingOfKey(this.o.store.db, q.endpointId, q.orderingKey!, after, 1000);
+      if (rows.length === 0) this.queues.removeQueue(q);
+      for (const row of rows) this.queues.add(row);
+    } catch (err) {
+      q.truncatedAfter = after;
+      this.o.logger?.error({ err }, 'webhook queue reload failed');
+    }
+    this.pump();
+  }
+
+  // ---- sending -------------------------------------------------------------------------------
+
+  /** Starts every due attempt the concurrency allows, then sleeps until the next one is due. */
+  private pump(): void {
+    if (!this.running) return;
+    const now = this.o.clock.now();
+    while (this.inFlightCount < this.o.concurrency) {
+      const q = this.queues.popDue(now);
+      if (!q) break;
+      const endpoint = this.endpoints.get(q.endpointId);
+      // Suspended endpoints keep their queues parked until back-online reschedules them.
+      if (!endpoint || endpoint.status === 'suspended') continue;
+      if ((this.endpointInFlight.get(endpoint.id) ?? 0) >= this.o.perEndpointConcurrency) {
+        let waiting = this.waitingForSlot.get(endpoint.id);
+        if (!waiting) this.waitingForSlot.set(endpoint.id, (waiting = []));
+        waiting.push(q);
+        continue;
+      }
+      const row = this.queues.headOf(q)!;
+      q.inFlight = true;
+      this.inFlightCount++;
+      this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 0) + 1);
+      const p: Promise<void> = this.attempt(q, row, endpoint).finally(() => this.sends.delete(p));
+      this.sends.add(p);
+    }
+    this.armTimer(now);
+  }
+
+  private armTimer(now: number): void {
+    const next = this.queues.nextDueAt();
+    if (next === null || (this.timer && this.timer.at <= next)) return;
+    this.timer?.cancel();
+    const at = next;
+    const cancel = this.o.clock.setTimeout(() => {
+      if (this.timer?.at === at) this.timer = null;
+      this.pump();
+    }, Math.max(0, at - now));
+    this.timer = { at, cancel };
+  }
+
+  private async attempt(q: Queue, row: PendingDelivery, endpoint: Endpoint): Promise<void> {
+    const startedAt = this.o.clock.now();
+    let report: AttemptReport;
+    try {
+      report = await this.sender!.send(endpoint, row, startedAt);
+    } catch (err) {
+      report = { statusCode: null, error: (err as Error).message, retryAfterMs: null, latencyMs: 0, kind: 'network' };
+    }
+    const now = this.o.clock.now();
+    this.inFlightCount--;
+    this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 1) - 1);
+    q.inFlight = false;
+    const live = this.endpoints.get(endpoint.id);
+    if (!live) {
+      // Deleted while in flight: nothing left to record.
+      this.queues.shift(q);
+      this.queues.forget(row.id);
+    } else {
+      const firstAttempt = row.attempts === 0;
+      const result = judgeAttempt(live, row, report, now);
+      this.o.metrics?.attempt(result, report.latencyMs, firstAttempt ? now - row.createdAt : null);
+      const delivery = result === 'delivered' ? row : { ...row };
+      this.completions.push({ delivery, endpoint: live, result, at: now, attempts: row.attempts, statusCode: report.statusCode, error: report.error, latencyMs: report.latencyMs });
+      this.dirty.add(live.id);
+      if (result === 'delivered' || result === 'failed') this.advance(q, now);
+      else if (result === 'retrying') this.queues.schedule(q, row.nextAttemptAt);
+      void this.flushSoon();
+    }
+    const waiting = this.waitingForSlot.get(endpoint.id);
+    if (waiting?.length) this.queues.schedule(waiting.shift()!, now);
+    if (this.memoryFull && this.queues.size < this.o.memoryLimit / 2) void this.loadNew();
+    this.pump();
+  }
+
+  /** Moves a queue past its head; reloads the key's remaining rows when they were left in the store. */
+  private advance(q: Queue, now: number): void {
+    const state = this.queues.shift(q);
+    if (state === 'more') this.queues.schedule(q, Math.max(now, this.queues.headOf(q)!.nextAttemptAt));
+    else if (state === 'reload') void this.reloadQueue(q);
+  }
+
+  // ---- recording outcomes --------------------------------------------------------------------
+
+  private flushSoon(): Promise<void> {
+    this.flushing ??= this.flushLoop();
+    return this.flushing;
+  }
+
+  /** Waits until every outcome so far (and every changed endpoint) is in the store. */
+  async flushNow(): Promise<void> {
+    await this.flushing;
+    if (this.completions.length > 0 || this.dirty.size > 0) await this.flushSoon();
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.completions.length > 0 || this.dirty.size > 0) {
+        const batch = this.completions;
+        this.completions = [];
+        const dirty = [...this.dirty];
+        this.dirty.clear();
+        try {
+          await this.o.store.db.transaction().execute(async (trx) => {
+            await outbox.recordOutcomes(trx, batch, this.o.clock.now());
+            for (const id of dirty) {
+              const e = this.endpoints.get(id);
+              if (e) await ep.saveEndpointStatus(trx, e);
+            }
+            await this.runHooks(trx, batch);
+          });
+          for (const o of batch) if (o.result === 'delivered' || o.result === 'failed') this.queues.forget(o.delivery.id);
+        } catch (err) {
+          this.o.logger?.error({ err }, 'recording webhook outcomes failed; retrying');
+          this.completions = [...batch, ...this.completions];
+          for (const id of dirty) this.dirty.add(id);
+          await new Promise((r) => setTimeout(r, 500));
+          if (!this.running && this.sends.size === 0) break;
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  private async runHooks(trx: Kysely<any>, batch: DeliveryOutcome[]): Promise<void> {
+    const byProducer = new Map<string, DeliveryOutcome[]>();
+    for (const o of batch) {
+      let list = byProducer.get(o.endpoint.producer);
+      if (!list) byProducer.set(o.endpoint.producer, (list = []));
+      list.push(o);
+    }
+    for (const [producer, list] of byProducer) await this.o.hooks.get(producer)?.onOutcomes?.(trx, list);
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      await outbox.pruneHistory(this.o.store.db, this.o.clock.now() - this.o.historyMs);
+    } catch (err) {
+      this.o.logger?.warn({ err }, 'pruning webhook history failed');
+    }
+  }
+}
