@@ -210,6 +210,20 @@ export const settings = {
     default: 1000,
     doc: 'Accounts one WebSocket connection may subscribe to, for transactions and for traces each.',
   }),
+  streamBufferBytes: int({
+    env: 'TONWATCH_STREAM_BUFFER_BYTES',
+    min: 16 * KiB,
+    max: 256 * MiB,
+    default: MiB,
+    doc: 'Bytes a stream (SSE/WebSocket) may have waiting to be sent; a client that lets more pile up is closed as a slow consumer.',
+  }),
+  streamWriteTimeoutMs: int({
+    env: 'TONWATCH_STREAM_WRITE_TIMEOUT_MS',
+    min: 1000,
+    max: 600_000,
+    default: 30_000,
+    doc: 'A stream whose peer accepts no data (or answers no ping) for this long, in milliseconds, is dropped.',
+  }),
   webhookAllowLoopback: bool({
     env: 'TONWATCH_WEBHOOK_ALLOW_LOOPBACK',
     default: (c) => c.chain === 'devnet',

@@ -4,4 +4,5 @@ import type { ComponentFactory } from './component.js';
 
 export const componentFactories: Array<{ name: string; load: () => Promise<ComponentFactory> }> = [
   { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
+  { name: 'streaming', load: async () => (await import('../streaming/index.js')).streamingComponent },
 ];

@@ -1,0 +1,121 @@
+// Wire forms of stream events (compat.md §2, §3). An event is serialised once: the JSON payload,
+// the SSE frame and the WebSocket notification are built on first use and shared, as the same
+// Buffer, by every connection that receives the event.
+import type { BlockHeader, PendingMessage, TraceModel, TransactionModel } from '../chain/model.js';
+import type { ChainEvent, ChainEventType, Position } from '../bus/events.js';
+
+/** Mempool payload variant: plain `{"boc"}` or with `involved_accounts` (subscriptions with an accounts filter). */
+export const PLAIN = 0;
+export const WITH_INVOLVED = 1;
+export type PayloadVariant = typeof PLAIN | typeof WITH_INVOLVED;
+
+export const HEARTBEAT_FRAME = Buffer.from('event: heartbeat\n\n');
+/** `?heartbeat=data`: a data line makes browsers dispatch it, so a watchdog can see it. */
+export const HEARTBEAT_DATA_FRAME = Buffer.from('event: heartbeat\ndata: {}\n\n');
+export const SLOW_CONSUMER_ERROR = '{"error":"slow consumer"}';
+export const SSE_SLOW_CONSUMER_FRAME = Buffer.from(`event: error\ndata: ${SLOW_CONSUMER_ERROR}\n\n`);
+export const WS_SLOW_CONSUMER_FRAME = Buffer.from(`{"jsonrpc":"2.0","method":"error","params":${SLOW_CONSUMER_ERROR}}\n`);
+
+/** JSON-RPC notification method of each event type. */
+export const WS_METHOD: Record<ChainEventType, string> = {
+  block: 'block',
+  transaction: 'account_transaction',
+  trace: 'trace',
+  mempool: 'mempool_message',
+};
+
+export function blockPayload(b: BlockHeader): string {
+  return `{"workchain":${b.workchain},"shard":${JSON.stringify(b.shard)},"seqno":${b.seqno},"root_hash":${JSON.stringify(b.rootHash)},"file_hash":${JSON.stringify(b.fileHash)}}`;
+}
+
+/** `lt` is a u64 emitted as a JSON integer, as the original does. */
+export function transactionPayload(tx: TransactionModel): string {
+  return `{"account_id":${JSON.stringify(tx.account)},"lt":${tx.lt.toString()},"tx_hash":${JSON.stringify(tx.hash)}}`;
+}
+
+export function tracePayload(trace: TraceModel): string {
+  return `{"accounts":${JSON.stringify(trace.accounts)},"hash":${JSON.stringify(trace.hash)}}`;
+}
+
+/** Accounts a pending message involves; the destination alone when the source could not emulate it. */
+export function involvedAccounts(message: PendingMessage): string[] {
+  return message.involvedAccounts ?? [message.destination];
+}
+
+export function mempoolPayload(message: PendingMessage, variant: PayloadVariant): string {
+  const boc = `{"boc":${JSON.stringify(message.boc)}`;
+  if (variant === PLAIN) return `${boc}}`;
+  return `${boc},"involved_accounts":${JSON.stringify(involvedAccounts(message))}}`;
+}
+
+export function eventPayload(event: ChainEvent, variant: PayloadVariant): string {
+  switch (event.type) {
+    case 'block':
+      return blockPayload(event.block);
+    case 'transaction':
+      return transactionPayload(event.tx);
+    case 'trace':
+      return tracePayload(event.trace);
+    case 'mempool':
+      return mempoolPayload(event.message, variant);
+  }
+}
+
+export function sseMessageFrame(position: Position, payload: string): Buffer {
+  return Buffer.from(`event: message\nid: ${position}\ndata: ${payload}\n\n`);
+}
+
+/** The original's notifications end with a newline (Go's json.Encoder); kept for byte compatibility. */
+export function wsNotification(method: string, payload: string, eventId: Position | null): Buffer {
+  const id = eventId === null ? '' : `"event_id":"${eventId}",`;
+  return Buffer.from(`{"jsonrpc":"2.0","method":"${method}",${id}"params":${payload}}\n`);
+}
+
+/** `event: gap` says history after `lastEventId` is gone; its id lets a reconnect continue after it. */
+export function sseGapFrame(lastEventId: Position, firstAvailable: Position): Buffer {
+  return Buffer.from(`event: gap\nid: ${firstAvailable - 1}\ndata: ${gapPayload(lastEventId, firstAvailable)}\n\n`);
+}
+
+export function wsGapNotification(lastEventId: Position, firstAvailable: Position): Buffer {
+  return Buffer.from(`{"jsonrpc":"2.0","method":"gap","params":${gapPayload(lastEventId, firstAvailable)}}\n`);
+}
+
+function gapPayload(lastEventId: Position, firstAvailable: Position): string {
+  return `{"error":"history gap","last_event_id":"${lastEventId}","first_available_id":"${firstAvailable}"}`;
+}
+
+/** A JSON-RPC reply: `result` is always a string, also for errors (compat.md §3). */
+export function wsReply(id: number | null, method: string, result: string): string {
+  return `{"id":${id === null ? 'null' : id},"jsonrpc":"2.0","method":${JSON.stringify(method)},"result":${JSON.stringify(result)}}\n`;
+}
+
+/**
+ * One event with its wire forms, built on first use. Slots: [variant] for payloads and SSE frames,
+ * [variant * 2 + withEventId] for WebSocket notifications.
+ */
+export class PreparedEvent {
+  private payloads: Array<string | undefined> = [];
+  private sse: Array<Buffer | undefined> = [];
+  private ws: Array<Buffer | undefined> = [];
+  /** Opcode of a pending message's body (mempool operation filters), computed once. */
+  mempoolOpcode: number | null | undefined = undefined;
+
+  constructor(readonly event: ChainEvent) {}
+
+  get position(): Position {
+    return this.event.position;
+  }
+
+  payload(variant: PayloadVariant): string {
+    return (this.payloads[variant] ??= eventPayload(this.event, variant));
+  }
+
+  sseFrame(variant: PayloadVariant): Buffer {
+    return (this.sse[variant] ??= sseMessageFrame(this.event.position, this.payload(variant)));
+  }
+
+  wsFrame(variant: PayloadVariant, withEventId: boolean): Buffer {
+    const slot = variant * 2 + (withEventId ? 1 : 0);
+    return (this.ws[slot] ??= wsNotification(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null));
+  }
+}

@@ -1,0 +1,168 @@
+// Server-sent events: `/v2/sse/accounts/transactions`, `/accounts/traces`, `/mempool`, `/blocks`,
+// GET with query parameters or POST with the same parameters as a JSON body (long account lists).
+// Framing, headers and error texts follow compat.md §2 to the byte.
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Position } from '../bus/events.js';
+import { StreamConnection } from './connection.js';
+import {
+  HEARTBEAT_DATA_FRAME,
+  HEARTBEAT_FRAME,
+  SSE_SLOW_CONSUMER_FRAME,
+  sseGapFrame,
+  type PayloadVariant,
+  type PreparedEvent,
+} from './frames.js';
+import type { StreamHub } from './hub.js';
+import { StreamParamError, parseSseRequest, type SseRequest, type StreamKind } from './params.js';
+import { sseRouteSchema } from './schemas.js';
+
+export const SSE_PATHS: ReadonlyArray<readonly [string, StreamKind]> = [
+  ['/v2/sse/accounts/transactions', 'transactions'],
+  ['/v2/sse/accounts/traces', 'traces'],
+  ['/v2/sse/mempool', 'mempool'],
+  ['/v2/sse/blocks', 'blocks'],
+];
+
+export class SseConnection extends StreamConnection {
+  readonly transport = 'sse' as const;
+
+  constructor(
+    hub: StreamHub,
+    private readonly res: ServerResponse,
+    private readonly heartbeatFrame: Buffer,
+  ) {
+    super(hub);
+  }
+
+  /** Writes the first heartbeat at once, so clients see 200 before any event. */
+  start(): void {
+    this.res.write(this.heartbeatFrame);
+    this.lastWriteAt = Date.now();
+  }
+
+  /** Sets up the one subscription of this stream. */
+  subscribe(request: SseRequest, after: Position): void {
+    const route = this.newRoute(request.operations, after, request.workchain);
+    switch (request.kind) {
+      case 'transactions':
+      case 'traces':
+        if (request.accounts === 'ALL') this.setAll(request.kind, route);
+        else this.addAccounts(request.kind, request.accounts ?? [], route);
+        break;
+      case 'mempool':
+        if (request.accounts === null || request.accounts === 'ALL') this.setMempool(route);
+        else this.addAccounts('mempool', request.accounts, route);
+        break;
+      case 'blocks':
+        this.setBlocks(route);
+        break;
+    }
+  }
+
+  protected frame(event: PreparedEvent, variant: PayloadVariant): Buffer {
+    return event.sseFrame(variant);
+  }
+
+  protected writeFrames(frames: Buffer[]): void {
+    if (frames.length === 1) {
+      this.res.write(frames[0]);
+      return;
+    }
+    this.res.cork();
+    for (const frame of frames) this.res.write(frame);
+    this.res.uncork();
+  }
+
+  bufferedBytes(): number {
+    return this.res.writableLength;
+  }
+
+  heartbeat(): void {
+    this.res.write(this.heartbeatFrame);
+  }
+
+  writeGap(lastEventId: Position, firstAvailable: Position): void {
+    this.res.write(sseGapFrame(lastEventId, firstAvailable));
+    this.lastWriteAt = Date.now();
+  }
+
+  protected closeAsSlow(): void {
+    this.endAndClose(SSE_SLOW_CONSUMER_FRAME);
+  }
+
+  terminate(reason: 'dead' | 'shutdown'): void {
+    if (reason === 'dead') this.res.destroy();
+    else if (!this.closing) {
+      this.closing = true;
+      this.endAndClose();
+    }
+  }
+
+  /** Ends the response and then the connection, so the client sees EOF rather than an idle keep-alive. */
+  private endAndClose(frame?: Buffer): void {
+    const socket = this.res.socket;
+    this.res.end(frame, () => socket?.end());
+  }
+}
+
+/** Errors before streaming are plain text, as the original's clients expect. */
+function plainTextError(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply.code(status).type('text/plain; charset=utf-8').send(message);
+}
+
+export interface SseOptions {
+  hub: StreamHub;
+}
+
+export async function sseRoutes(app: FastifyInstance, { hub }: SseOptions): Promise<void> {
+  for (const [path, kind] of SSE_PATHS) {
+    for (const method of ['GET', 'POST'] as const) {
+      const where = method === 'GET' ? 'query' : 'body';
+      app.route({
+        method,
+        url: path,
+        exposeHeadRoute: false,
+        attachValidation: true, // our own parser answers with the original's plain-text errors
+        config: { auth: { scope: 'streaming', anonymous: true } },
+        schema: sseRouteSchema(kind, where),
+        handler: (request: FastifyRequest, reply: FastifyReply) => {
+          const params = where === 'query' ? request.query : request.body;
+          if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
+            return plainTextError(reply, 400, `failed to parse ${where} parameters: expected a JSON object`);
+          }
+          let spec: SseRequest;
+          try {
+            spec = parseSseRequest(kind, {
+              params: (params ?? {}) as Record<string, unknown>,
+              where,
+              lastEventIdHeader: request.headers['last-event-id'],
+            });
+          } catch (err) {
+            if (err instanceof StreamParamError) return plainTextError(reply, 400, err.message);
+            throw err;
+          }
+          startStream(hub, request, reply, spec);
+          return reply;
+        },
+      });
+    }
+  }
+}
+
+function startStream(hub: StreamHub, request: FastifyRequest, reply: FastifyReply, spec: SseRequest): void {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  const connection = new SseConnection(hub, res, spec.heartbeatData ? HEARTBEAT_DATA_FRAME : HEARTBEAT_FRAME);
+  connection.start();
+  connection.subscribe(spec, spec.lastEventId ?? hub.livePosition());
+  res.on('close', () => connection.onClosed());
+  res.on('error', (err) => request.log.debug({ err }, 'sse connection error'));
+  hub.open(connection, spec.lastEventId);
+}
