@@ -153,8 +153,8 @@ export class WsConnection extends StreamConnection {
       case 'subscribe_block': {
         const { workchain, lastEventId } = parseBlockItems(paramList(params));
         this.checkResume(lastEventId);
-        this.setBlocks(this.newRoute(null, this.startAfter(lastEventId), workchain));
         this.resumeFrom(lastEventId);
+        this.setBlocks(this.newRoute(null, this.startAfter(lastEventId), workchain));
         return 'success! you have subscribed to blocks';
       }
       case 'unsubscribe_block':
@@ -174,6 +174,7 @@ export class WsConnection extends StreamConnection {
       return `you have reached the limit of ${this.limits.maxAccounts} subscriptions`;
     }
     this.checkResume(lastEventId);
+    this.resumeFrom(lastEventId);
     const after = this.startAfter(lastEventId);
     // One route per distinct operations filter in this call, shared by its accounts.
     const groups = new Map<string, { ops: OperationFilter; accounts: AccountId[] }>();
@@ -185,7 +186,6 @@ export class WsConnection extends StreamConnection {
     }
     let created = 0;
     for (const group of groups.values()) created += this.addAccounts(kind, group.accounts, this.newRoute(group.ops, after));
-    this.resumeFrom(lastEventId);
     return `success! ${created} new subscriptions created`;
   }
 
@@ -196,10 +196,10 @@ export class WsConnection extends StreamConnection {
       return `you have reached the limit of ${this.limits.maxAccounts} subscriptions`;
     }
     this.checkResume(lastEventId);
+    this.resumeFrom(lastEventId);
     const route = this.newRoute(operations, this.startAfter(lastEventId));
     if (accounts) this.addAccounts('mempool', accounts, route);
     else this.setMempool(route);
-    this.resumeFrom(lastEventId);
     return 'success! you have subscribed to mempool';
   }
 
@@ -217,6 +217,7 @@ export class WsConnection extends StreamConnection {
     return lastEventId ?? this.hub.livePosition();
   }
 
+  /** Starts (or rewinds) the replay before the call's routes are added: routes already held keep their place. */
   private resumeFrom(lastEventId: Position | null): void {
     if (lastEventId === null) return;
     this.eventIds = true;
