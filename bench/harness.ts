@@ -25,6 +25,11 @@ export interface BenchContext {
   scale: number;
   /** Temporary directory for this benchmark, removed afterwards. */
   tmpDir: string;
+  /**
+   * When the runner stops waiting (ms since the epoch: start + budgetSeconds). Benchmarks whose
+   * load is open-ended (e.g. "as many transactions as fit") stop before it and report what they did.
+   */
+  deadline?: number;
 }
 
 export interface Benchmark {

@@ -5,4 +5,5 @@ import type { ComponentFactory } from './component.js';
 export const componentFactories: Array<{ name: string; load: () => Promise<ComponentFactory> }> = [
   { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
   { name: 'streaming', load: async () => (await import('../streaming/index.js')).streamingComponent },
+  { name: 'console', load: async () => (await import('../console/index.js')).consoleComponent },
 ];

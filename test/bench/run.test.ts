@@ -1,0 +1,106 @@
+// The benchmark runner as users run it: `npm run bench -- --quick follower` end to end (bounded,
+// not timed), and the runner's own duties on throwaway benchmarks: a crash or an overrun is
+// reported in the file while the run exits 0, and running one benchmark keeps the other sections.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const dirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-test-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function run(command: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('npm run bench', () => {
+  it('runs the follower benchmark end to end in a quick run and writes its section', async () => {
+    const out = join(tempDir(), 'BENCHMARKS.md');
+    const result = await run('npm', ['run', 'bench', '--', '--quick', '--out', out, 'follower'], 150_000);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/\[follower\] replay source alone/);
+    expect(result.stderr).toMatch(/\[follower\] ok in \d+ s/);
+    const report = readFileSync(out, 'utf8');
+    expect(report).toContain('- Command: `npm run bench -- --quick --out');
+    expect(report).toMatch(/- Machine: \d+ cores \(.+\), [\d.]+ GiB memory, Node v\d+/);
+    expect(report).toContain('quick run (loads scaled by 0.1), not representative');
+    const row = (metric: string) => report.split('\n').find((l) => l.startsWith(`| ${metric}`));
+    const source = row('replay source: transactions generated/s');
+    const follower = row('follower → event log on SQLite: transactions appended/s');
+    expect(source).toMatch(/^\| replay source: transactions generated\/s \| [\d,]+ tx\/s \| — \| — \| ≥ 100,000 tx\/s \| (yes|\*\*NO\*\*) \|$/);
+    expect(follower).toMatch(/\| [\d,]+ tx\/s \| replay source alone: [\d,]+ tx\/s \| [\d.]+× \|/);
+    expect(report).toMatch(/\| \[follower\]\(#follower\) \| #9 \| ok \| \d\/\d \|/);
+  }, 180_000);
+
+  it('reports a crashed and an overrunning benchmark in the file, keeps other sections, and exits 0', async () => {
+    const dir = tempDir();
+    // a package.json so the throwaway benchmarks load as ES modules like the project's
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    writeFileSync(
+      join(dir, 'steady.ts'),
+      `export default { name: 'steady', description: 'returns one row', issue: 1, budgetSeconds: 30,
+        async run(ctx) { ctx.progress('working'); return [{ metric: 'things/s', value: 1234.5 * ctx.scale * 10, unit: 'things/s', baseline: { name: 'other', value: 617.25 }, ratio: 2, target: '≥ 1,000 things/s', met: true }]; } };`,
+    );
+    writeFileSync(
+      join(dir, 'crash.ts'),
+      `export default { name: 'crash', description: 'throws', issue: 2, budgetSeconds: 30, async run() { throw new Error('receiver exploded'); } };`,
+    );
+    writeFileSync(
+      join(dir, 'hang.ts'),
+      `export default { name: 'hang', description: 'never ends', issue: 3, budgetSeconds: 1, run: () => new Promise(() => setInterval(() => {}, 1000)) };`,
+    );
+    writeFileSync(join(dir, 'broken.ts'), `export const notABenchmark = 1;`);
+    const out = join(dir, 'BENCHMARKS.md');
+    const runner = ['tsx', 'bench/run.ts', '--dir', dir, '--out', out, '--grace', '2'];
+
+    const first = await run('npx', [...runner, '--quick'], 120_000);
+    expect(first.code, first.stderr).toBe(0);
+    let report = readFileSync(out, 'utf8');
+    expect(report).toMatch(/\| \[steady\]\(#steady\) \| #1 \| ok \| 1\/1 \|/);
+    expect(report).toContain('| things/s | 1,235 things/s | other: 617 things/s | 2× | ≥ 1,000 things/s | yes |');
+    expect(report).toMatch(/\| \[crash\]\(#crash\) \| #2 \| failed \| — \|/);
+    expect(report).toMatch(/\*\*Failed:\*\* Error: receiver exploded/);
+    expect(report).toMatch(/\| \[hang\]\(#hang\) \| #3 \| timed out \| — \|/);
+    expect(report).toMatch(/\*\*Timed out:\*\* stopped after its budget of 1 s \(\+2 s grace\)/);
+    expect(report).toMatch(/\*\*Failed:\*\* default export: .*|the module has no default export/);
+
+    // one benchmark again: its section is replaced, the others stay as they were
+    const crashSection = report.slice(report.indexOf('<!-- bench:crash'), report.indexOf('<!-- /bench:crash -->'));
+    const second = await run('npx', [...runner, 'steady'], 60_000);
+    expect(second.code, second.stderr).toBe(0);
+    report = readFileSync(out, 'utf8');
+    expect(report).toContain(crashSection);
+    expect(report).toContain('| things/s | 12,345 things/s |');
+    expect(report).toContain(`- Command: \`npm run bench -- --dir ${dir} --out ${out} --grace 2 steady\``);
+
+    const unknown = await run('npx', [...runner, 'nosuch'], 60_000);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no benchmark named nosuch; available: broken, crash, hang, steady/);
+  }, 240_000);
+});
