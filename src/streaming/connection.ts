@@ -92,15 +92,23 @@ export abstract class StreamConnection implements Subscriber {
     this.host.countSent(event.event.type);
   }
 
-  /** Writes the frames queued during a batch; `paced` writers (replays) wait for drain themselves. */
+  /**
+   * Writes the frames queued during a batch. A connection still holding more than the buffer limit
+   * from earlier batches is a slow consumer: it is closed instead (memory stays within the limit plus
+   * one batch). A burst larger than the limit is fine when the client drains it before the next one.
+   * `paced` writers (replays) wait for drain themselves.
+   */
   flush(paced = false): void {
     const frames = this.queue;
     if (frames.length === 0) return;
     this.queue = [];
     if (this.closing || this.closed) return;
+    if (!paced && this.bufferedBytes() > this.host.bufferBytes) {
+      this.host.slowConsumer(this);
+      return;
+    }
     this.writeFrames(frames);
     this.lastWriteAt = Date.now();
-    if (!paced && this.bufferedBytes() > this.host.bufferBytes) this.host.slowConsumer(this);
   }
 
   /** Called by the hub once: writes the final event and closes. */
