@@ -1,0 +1,105 @@
+// The invoicing API (docs/INVOICES.md, compat.md §5) as the console uses it. Invoice calls carry the
+// application's API token; application calls the admin key.
+import type { Currency } from '../lib/units.js';
+import { call, callBlob, get, type Query } from './client.js';
+
+export const INVOICES = '/api/v1/services/invoices';
+
+export type InvoiceStatus = 'pending' | 'paid' | 'cancelled' | 'expired';
+export const STATUSES: readonly InvoiceStatus[] = ['pending', 'paid', 'cancelled', 'expired'];
+
+export interface Payment {
+  tx_hash: string;
+  lt: number;
+  amount: string;
+  payer: string | null;
+  kind: 'payment' | 'excess' | 'late';
+  utime: number;
+}
+
+export interface Invoice {
+  id: string;
+  status: InvoiceStatus;
+  amount: string;
+  currency: Currency;
+  description?: string;
+  date_create: number;
+  date_expire: number;
+  date_change?: number;
+  date_paid?: number;
+  payment_link: string;
+  pay_to_address: string;
+  paid_by_address?: string;
+  overpayment?: string;
+  payments?: Payment[];
+}
+
+export const SORT_FIELDS = ['id', 'amount', 'status', 'life_time', 'description', 'pay_to_address', 'paid_by_address', 'date_create', 'date_paid'] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+
+export interface InvoiceFilters {
+  search_id?: string;
+  filter_status?: InvoiceStatus[];
+  currency?: Currency | '';
+  overpayment?: boolean;
+  /** Unix seconds, inclusive. */
+  start?: number;
+  end?: number;
+  field_order?: SortField;
+  type_order?: 'asc' | 'desc';
+}
+
+export interface InvoicePage {
+  items: Invoice[];
+  count: number;
+}
+
+export interface InvoiceStats {
+  total: number;
+  success_total: string;
+  success_in_week: string;
+  invoices_in_progress: number;
+  total_amount_pending: string;
+  currency: Currency;
+}
+
+export interface NewInvoice {
+  amount: string;
+  life_time: number;
+  currency: Currency;
+  description?: string;
+}
+
+const auth = (key: string) => ({ key });
+
+/** The list API's query: every filter, the sort and the page. */
+export function listQuery(f: InvoiceFilters, page?: { limit: number; offset: number }): Query {
+  return {
+    search_id: f.search_id?.trim() || undefined,
+    'filter_status[]': f.filter_status?.length ? f.filter_status : undefined,
+    currency: f.currency || undefined,
+    overpayment: f.overpayment ? 'true' : undefined,
+    start: f.start,
+    end: f.end,
+    field_order: f.field_order,
+    type_order: f.type_order,
+    limit: page?.limit,
+    offset: page?.offset,
+  };
+}
+
+export const listInvoices = (key: string, f: InvoiceFilters, page: { limit: number; offset: number }, signal?: AbortSignal) =>
+  get<InvoicePage>(INVOICES, { ...auth(key), query: listQuery(f, page), signal });
+
+export const getInvoice = (key: string, id: string, signal?: AbortSignal) =>
+  get<Invoice>(`${INVOICES}/${encodeURIComponent(id)}`, { ...auth(key), signal });
+
+export const createInvoice = (key: string, body: NewInvoice, idempotencyKey: string) =>
+  call<Invoice>('POST', `${INVOICES}/invoice`, { ...auth(key), json: body, headers: { 'idempotency-key': idempotencyKey } });
+
+export const cancelInvoice = (key: string, id: string) => call<Invoice>('PATCH', `${INVOICES}/${encodeURIComponent(id)}/cancel`, auth(key));
+
+export const invoiceStats = (key: string, currency: Currency, signal?: AbortSignal) =>
+  get<{ stats: InvoiceStats }>(`${INVOICES}/stats`, { ...auth(key), query: { currency }, signal }).then((r) => r.stats);
+
+export const exportInvoices = (key: string, f: InvoiceFilters) => callBlob(`${INVOICES}/export`, { ...auth(key), query: listQuery(f) });
