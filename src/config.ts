@@ -237,6 +237,48 @@ export const settings = {
     default: 15_000,
     doc: 'Timeout of one webhook delivery attempt, in milliseconds.',
   }),
+  webhookSecretOverlapSeconds: int({
+    env: 'TONWATCH_WEBHOOK_SECRET_OVERLAP_SECONDS',
+    min: 0,
+    max: 30 * 86_400,
+    default: 86_400,
+    doc: 'After generate-new-token, how long the previous signing secret keeps signing deliveries alongside the new one, in seconds.',
+  }),
+  webhookHistoryDays: int({
+    env: 'TONWATCH_WEBHOOK_HISTORY_DAYS',
+    min: 1,
+    max: 365,
+    default: 7,
+    doc: 'How long completed webhook deliveries (for redelivery) and failure logs are kept, in days.',
+  }),
+  webhookConcurrency: int({
+    env: 'TONWATCH_WEBHOOK_CONCURRENCY',
+    min: 1,
+    max: 10_000,
+    default: 512,
+    doc: 'Webhook delivery attempts in flight at once (at most 64 of them to one endpoint).',
+  }),
+  webhookMaxPerKey: int({
+    env: 'TONWATCH_WEBHOOK_MAX_PER_KEY',
+    min: 1,
+    max: 100_000,
+    default: 100,
+    doc: 'Webhooks one API key may create.',
+  }),
+  webhookMaxAccounts: int({
+    env: 'TONWATCH_WEBHOOK_MAX_ACCOUNTS',
+    min: 1,
+    max: 10_000_000,
+    default: 100_000,
+    doc: 'Accounts one webhook may follow.',
+  }),
+  webhookOpcodeMaxPerMinute: int({
+    env: 'TONWATCH_WEBHOOK_OPCODE_MAX_PER_MINUTE',
+    min: 1,
+    max: 10_000_000,
+    default: 6000,
+    doc: 'Messages one opcode subscription may match per minute; beyond that it is disabled (status disabled, with the reason) until subscribed again.',
+  }),
 } satisfies Record<string, Setting<any>>;
 
 type Settings = typeof settings;

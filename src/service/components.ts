@@ -5,5 +5,6 @@ import type { ComponentFactory } from './component.js';
 export const componentFactories: Array<{ name: string; load: () => Promise<ComponentFactory> }> = [
   { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
   { name: 'streaming', load: async () => (await import('../streaming/index.js')).streamingComponent },
+  { name: 'webhooks', load: async () => (await import('../webhooks/index.js')).webhooksComponent },
   { name: 'console', load: async () => (await import('../console/index.js')).consoleComponent },
 ];

@@ -1,7 +1,18 @@
-// Test helpers: a real local HTTP receiver that records every delivery and answers as told, and
-// a bounded wait. Used by the webhook tests and the benchmark.
+// Test helpers: a real local HTTP receiver that records every delivery and answers as told, a
+// bounded wait, and a test bed (the real app and component over a real store and event log).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { makePosition, MEMPOOL_BASE, type ChainEvent, type EventBatch } from '../bus/events.js';
+import { StoreEventLog } from '../bus/store-log.js';
+import type { PendingMessage, TransactionModel } from '../chain/model.js';
+import type { ChainSource } from '../chain/source.js';
+import { loadConfig } from '../config.js';
+import { startTestApp, type TestApp } from '../http/testing.js';
+import type { ServiceContext } from '../service/component.js';
+import type { Store } from '../store/db.js';
+import { createWebhooksComponent, type WebhooksComponentOptions } from './component.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -92,4 +103,66 @@ export async function until(cond: () => boolean | Promise<boolean>, ms = 10_000,
     if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+// ---- a webhooks test bed: the real app and component over a real store and event log ----------
+
+
+export interface WebhookTestbed extends TestApp {
+  store: Store;
+  log: StoreEventLog;
+  component: ReturnType<typeof createWebhooksComponent>;
+  /** Appends and publishes a batch as the follower does. */
+  append(batch: EventBatch): Promise<void>;
+  /** fetch() with `key` as the API key (null: none). */
+  call(key: string | null, method: string, path: string, json?: unknown): Promise<{ status: number; body: any }>;
+}
+
+/**
+ * The webhooks component in the real app, driven by a real event log that tests append to.
+ * `env` holds settings as environment variables; there is no chain source (replay is tested on the devnet).
+ */
+export async function startWebhookTestbed(store: Store, opts: WebhooksComponentOptions & { env?: Record<string, string> } = {}): Promise<WebhookTestbed> {
+  const config = loadConfig({ TONWATCH_CHAIN: 'devnet', ...opts.env });
+  const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
+  await log.open();
+  const metrics = new Registry();
+  const ctx: ServiceContext = { config, store, source: null as unknown as ChainSource, events: log, logger: pino({ level: 'silent' }), metrics, now: Date.now };
+  const component = createWebhooksComponent(ctx, opts);
+  const app = await startTestApp({ store, components: [component], metrics });
+  await component.start!();
+  return {
+    ...app,
+    store,
+    log,
+    component,
+    async append(batch) {
+      await store.db.transaction().execute((trx) => log.append(trx, batch));
+      log.published(batch);
+    },
+    async call(key, method, path, json) {
+      const headers: Record<string, string> = {};
+      if (key) headers.authorization = `Bearer ${key}`;
+      if (json !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${app.url}${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await component.stop!();
+      await app.close();
+    },
+  };
+}
+
+/** A block batch of transactions at masterchain seqno `seqno`. */
+export function txBatch(seqno: number, txs: TransactionModel[]): EventBatch {
+  const events: ChainEvent[] = txs.map((tx, i) => ({ type: 'transaction', tx, position: makePosition(seqno, i + 1), mcSeqno: seqno }));
+  return { kind: 'block', mcSeqno: seqno, firstPosition: events[0]!.position, lastPosition: events[events.length - 1]!.position, events };
+}
+
+/** A mempool batch after block `seqno`. */
+export function mempoolBatch(seqno: number, n: number, message: PendingMessage): EventBatch {
+  const position = makePosition(seqno, MEMPOOL_BASE + n);
+  return { kind: 'mempool', mcSeqno: seqno, firstPosition: position, lastPosition: position, events: [{ type: 'mempool', message, position, mcSeqno: seqno }] };
 }

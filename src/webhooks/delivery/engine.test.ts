@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { Registry } from 'prom-client';
 import { dialects, dropTestStore, openTestStore } from '../../../test/support/stores.js';
 import type { Store } from '../../store/db.js';
-import { Receiver, until } from '../testing.js';
+import { Receiver, until, type ReceiverAnswer } from '../testing.js';
 import { FakeClock } from './clock.js';
 import { DeliveryEngine, type DeliveryEngineOptions } from './engine.js';
 import { sha256Hex } from './signing.js';
@@ -194,7 +194,7 @@ describe.each(dialects)('delivery engine on %s', (dialect) => {
 
   it('does not follow redirects, does not retry a 3xx or a plain 4xx, and honours Retry-After', async () => {
     const endpoint = await setup();
-    receiver.respond = (req) => {
+    receiver.respond = (req): ReceiverAnswer => {
       const n = JSON.parse(req.body).n;
       if (n === 1) return { status: 302, headers: { location: `http://127.0.0.1:${receiver.port}/elsewhere` } };
       if (n === 2) return { status: 404 };
