@@ -126,9 +126,9 @@ export function compileTemplate(template: TraceTemplate): CompiledTemplate {
 }
 
 /** Builds the decoded body of a re-addressed message: the template's, with accounts bound. */
-export function bindDecoded(m: CompiledMessage, account: (role: number) => string): DecodedBody {
+export function bindDecoded(m: CompiledMessage, table: readonly string[], accounts: readonly number[]): DecodedBody {
   const decoded: Record<string, unknown> = { ...m.tpl.decoded };
-  for (const [key, role] of m.decodedRoles!) decoded[key] = account(role);
+  for (const [key, role] of m.decodedRoles!) decoded[key] = table[accounts[role]!]!;
   return decoded as unknown as DecodedBody;
 }
 

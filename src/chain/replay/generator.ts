@@ -171,7 +171,6 @@ export class BlockGenerator {
     out: TransactionModel[],
   ): void {
     const { template, accounts, messages } = trace;
-    const account = (role: number) => this.accounts[accounts[role]!]!;
     for (const step of template.hops[hop]!) {
       const index = accounts[step.role]!;
       const lt = this.nextLt;
@@ -179,7 +178,7 @@ export class BlockGenerator {
       const hash = this.txHashes.next();
       let inMessage: MessageModel;
       if (step.external) {
-        inMessage = this.message(step.external, trace.rootHash, account, 0, 0);
+        inMessage = this.message(step.external, trace.rootHash, accounts, 0, 0);
       } else {
         inMessage = messages[step.inSlot]!;
         messages[step.inSlot] = undefined;
@@ -187,7 +186,7 @@ export class BlockGenerator {
       const outMessages: MessageModel[] = new Array(step.outs.length);
       for (let i = 0; i < step.outs.length; i++) {
         const m = step.outs[i]!;
-        outMessages[i] = messages[m.slot] = this.message(m, this.msgHashes.next(), account, lt + 1 + i, utime);
+        outMessages[i] = messages[m.slot] = this.message(m, this.msgHashes.next(), accounts, lt + 1 + i, utime);
       }
       const t = step.tpl;
       out.push({
@@ -220,13 +219,14 @@ export class BlockGenerator {
     if (hop + 1 < template.hops.length) this.ring[(seqno + 1) % this.ring.length]!.push(trace);
   }
 
-  private message(m: CompiledMessage, hash: HashHex, account: (role: number) => string, createdLt: number, createdAt: number): MessageModel {
+  /** `accounts`: the trace's account index per role (no closure per hop: this runs per message). */
+  private message(m: CompiledMessage, hash: HashHex, accounts: number[], createdLt: number, createdAt: number): MessageModel {
     const t = m.tpl;
     return {
       hash,
       type: t.type,
-      source: m.source < 0 ? null : account(m.source),
-      destination: m.destination < 0 ? null : account(m.destination),
+      source: m.source < 0 ? null : this.accounts[accounts[m.source]!]!,
+      destination: m.destination < 0 ? null : this.accounts[accounts[m.destination]!]!,
       value: t.value,
       fwdFee: t.fwdFee,
       bounce: t.bounce,
@@ -236,7 +236,7 @@ export class BlockGenerator {
       opcode: t.opcode,
       bodyBoc: t.bodyBoc,
       hasInit: t.hasInit,
-      decoded: m.decodedRoles ? bindDecoded(m, account) : t.decoded,
+      decoded: m.decodedRoles ? bindDecoded(m, this.accounts, accounts) : t.decoded,
     };
   }
 
