@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreOptions } from './store/db.js';
+import { tryParseAccountId } from './chain/address.js';
 import { parseShares } from './chain/replay/options.js';
 
 /** One setting: where it comes from, how it is checked, what it means. */
@@ -279,6 +280,14 @@ export const settings = {
     default: 6000,
     doc: 'Messages one opcode subscription may match per minute; beyond that it is disabled (status disabled, with the reason) until subscribed again.',
   }),
+  usdtMaster: {
+    env: 'TONWATCH_USDT_MASTER',
+    default: 'auto',
+    allowed: '`auto` or a jetton master address (raw or user-friendly)',
+    // stored as the raw address, so every later comparison is between raw forms
+    parse: (raw: string) => (raw.toLowerCase() === 'auto' ? 'auto' : (tryParseAccountId(raw) ?? undefined)),
+    doc: 'Invoices: the USDT jetton master whose transfers pay USDT invoices. `auto`: the devnet\'s own USDT on the devnet, the real mainnet master (EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs) otherwise; testnet needs an address.',
+  } satisfies Setting<string>,
 } satisfies Record<string, Setting<any>>;
 
 type Settings = typeof settings;

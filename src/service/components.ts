@@ -6,5 +6,6 @@ export const componentFactories: Array<{ name: string; load: () => Promise<Compo
   { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
   { name: 'streaming', load: async () => (await import('../streaming/index.js')).streamingComponent },
   { name: 'webhooks', load: async () => (await import('../webhooks/index.js')).webhooksComponent },
+  { name: 'invoices', load: async () => (await import('../invoices/index.js')).invoicesComponent },
   { name: 'console', load: async () => (await import('../console/index.js')).consoleComponent },
 ];

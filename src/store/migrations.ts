@@ -2,7 +2,8 @@
 import type { NamedMigration } from './migrate.js';
 import { authMigrations } from '../auth/migrations.js';
 import { busMigrations } from '../bus/migrations.js';
+import { invoicesMigrations } from '../invoices/migrations.js';
 import { pipelineMigrations } from '../pipeline/migrations.js';
 import { webhooksMigrations } from '../webhooks/migrations.js';
 
-export const migrationSets: NamedMigration[][] = [busMigrations, pipelineMigrations, authMigrations, webhooksMigrations];
+export const migrationSets: NamedMigration[][] = [busMigrations, pipelineMigrations, authMigrations, webhooksMigrations, invoicesMigrations];

@@ -1,0 +1,127 @@
+// Invoicing (component D): applications, invoices in TON and USDT, payment matching from the
+// event log, expiry, and status webhooks through the shared delivery engine. Module API and the
+// service component.
+import { ApiKeys } from '../auth/keys.js';
+import { startConsumer, type Consumer } from '../bus/consumer.js';
+import type { Component, ServiceContext } from '../service/component.js';
+import { deliveryEngine } from '../webhooks/index.js';
+import { selectRecipients, upsertRecipient } from './apps.js';
+import { AppDirectory } from './directory.js';
+import { ExpiryTimer } from './expiry.js';
+import { InvoiceMatcher } from './matcher.js';
+import { InvoiceMetrics } from './metrics.js';
+import { appRoutes } from './routes/apps.js';
+import { invoiceRoutes } from './routes/invoices.js';
+import { InvoicesService } from './service.js';
+import { deriveJettonWallet, resolveUsdtMaster } from './usdt.js';
+
+export { invoicesMigrations } from './migrations.js';
+export { InvoicesService } from './service.js';
+export { paymentLink, invoicePayloadBase64 } from './links.js';
+export type { Invoice, InvoiceJson, App, Payment } from './model.js';
+
+export const CONSUMER_NAME = 'invoices';
+/** How often the in-memory directory is reloaded for changes made by other processes. */
+const REFRESH_MS = 5000;
+
+export interface InvoicesComponent extends Component {
+  service: InvoicesService;
+  matcher: InvoiceMatcher;
+  expiry: ExpiryTimer;
+  directory: AppDirectory;
+  /** Position of the last batch the matcher committed, or null before start. */
+  readonly position: number | null;
+}
+
+export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent {
+  const engine = deliveryEngine(ctx);
+  const logger = ctx.logger;
+  const metrics = new InvoiceMetrics(ctx.metrics);
+  const directory = new AppDirectory(ctx.store.db, engine);
+  const usdtMaster = resolveUsdtMaster(ctx.config.usdtMaster, ctx.source, ctx.config.network);
+  const testOnly = ctx.source.network === 'testnet' || (ctx.config.chain === 'liteserver' && ctx.config.network === 'testnet');
+  let consumer: Consumer | null = null;
+  let refresher: NodeJS.Timeout | null = null;
+  const matcher = new InvoiceMatcher({ engine, directory, metrics, logger, now: ctx.now });
+  const caughtUp = () => consumer !== null && consumer.position >= (ctx.events.headPosition() ?? -1);
+  const expiry = new ExpiryTimer({
+    store: ctx.store,
+    engine,
+    directory,
+    metrics,
+    logger,
+    now: ctx.now,
+    matcherCaughtUp: caughtUp,
+    afterCommit: () => engine.notify(),
+  });
+  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, usdtMaster, testOnly, now: ctx.now });
+
+  /** Recipients whose USDT wallet was derived from another master (the setting changed): derive again. */
+  async function rederiveUsdtWallets(): Promise<void> {
+    if (!usdtMaster) return;
+    for (const r of await selectRecipients(ctx.store.db)) {
+      if (r.usdtMaster === usdtMaster && r.usdtWallet) continue;
+      const wallet = await deriveJettonWallet(ctx.source, usdtMaster, r.account);
+      await upsertRecipient(ctx.store.db, { ...r, usdtMaster, usdtWallet: wallet }, Math.floor(ctx.now() / 1000));
+    }
+  }
+
+  return {
+    name: 'invoices',
+    service,
+    matcher,
+    expiry,
+    directory,
+    get position() {
+      return consumer?.position ?? null;
+    },
+    async routes(app) {
+      await appRoutes(app, service);
+      await invoiceRoutes(app, service);
+    },
+    async start() {
+      await rederiveUsdtWallets();
+      await directory.refresh();
+      await engine.start();
+      consumer = await startConsumer({
+        name: CONSUMER_NAME,
+        log: ctx.events,
+        store: ctx.store,
+        logger,
+        // the devnet's whole history is in the log: payments made while the service was down count
+        startAt: ctx.source.network === 'devnet' ? 'oldest' : 'head',
+        handle: async (batch, trx) => {
+          await matcher.handle(batch, trx);
+        },
+        afterCommit: (batch) => {
+          engine.notify();
+          if (matcher.lastBlockUtime !== null) metrics.lagSeconds.set(Math.max(0, ctx.now() / 1000 - matcher.lastBlockUtime));
+          metrics.lagEvents.set(Math.max(0, (ctx.events.headPosition() ?? batch.lastPosition) - batch.lastPosition));
+        },
+        onGap: (after, first) => logger.error({ after, first }, 'invoice matcher missed events: the event log no longer had them'),
+      });
+      await expiry.start();
+      refresher = setInterval(() => void directory.refresh().catch((err) => logger.warn({ err }, 'invoice directory refresh failed')), REFRESH_MS);
+      refresher.unref();
+    },
+    async stop() {
+      if (refresher) clearInterval(refresher);
+      refresher = null;
+      await expiry.stop();
+      await consumer?.stop();
+      consumer = null;
+      await engine.stop();
+    },
+    async health() {
+      return {
+        ok: consumer !== null,
+        matcher_position: consumer?.position ?? null,
+        matcher_caught_up: caughtUp(),
+        usdt_master: usdtMaster,
+        ...directory.size,
+      };
+    },
+  };
+}
+
+export const invoicesComponent = (ctx: ServiceContext) => createInvoicesComponent(ctx);
