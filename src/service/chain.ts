@@ -17,8 +17,8 @@ export async function createChainSource(config: Config, logger: Logger): Promise
       });
     }
     case 'replay': {
-      const { createReplaySource } = await import('../chain/replay/index.js');
-      return createReplaySource({ pace: 'timed', ...replayOptions(config) });
+      const { createReplaySource, replayOptionsFromConfig } = await import('../chain/replay/index.js');
+      return createReplaySource(replayOptionsFromConfig(config));
     }
     case 'liteserver':
       throw new ConfigError([
@@ -30,8 +30,3 @@ export async function createChainSource(config: Config, logger: Logger): Promise
   }
 }
 
-/** The TONWATCH_REPLAY_* settings, when the configuration has them. */
-function replayOptions(config: Config): Record<string, unknown> {
-  const replay = (config as unknown as { replay?: Record<string, unknown> }).replay;
-  return replay ?? {};
-}
