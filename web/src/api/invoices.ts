@@ -1,5 +1,6 @@
 // The invoicing API (docs/INVOICES.md, compat.md §5) as the console uses it. Invoice calls carry the
 // application's API token; application calls the admin key.
+import type { PaidDay } from '../lib/daily.js';
 import type { Currency } from '../lib/units.js';
 import { call, callBlob, get, type Query } from './client.js';
 
@@ -61,6 +62,8 @@ export interface InvoiceStats {
   invoices_in_progress: number;
   total_amount_pending: string;
   currency: Currency;
+  /** Paid amounts per UTC day (day = unix seconds of its midnight) over the last 30 days. */
+  paid_per_day?: PaidDay[];
 }
 
 export interface NewInvoice {
@@ -103,3 +106,7 @@ export const invoiceStats = (key: string, currency: Currency, signal?: AbortSign
   get<{ stats: InvoiceStats }>(`${INVOICES}/stats`, { ...auth(key), query: { currency }, signal }).then((r) => r.stats);
 
 export const exportInvoices = (key: string, f: InvoiceFilters) => callBlob(`${INVOICES}/export`, { ...auth(key), query: listQuery(f) });
+
+/** The payment link's QR code as an image Blob (fetched with the token in a header, shown via a blob: URL). */
+export const invoiceQr = (key: string, id: string, size = 440) =>
+  callBlob(`${INVOICES}/${encodeURIComponent(id)}/qr`, { key, query: { format: 'png', size } }).then((r) => r.blob);

@@ -1,35 +1,40 @@
-// Paid amounts per calendar day, summed exactly in minimal units, for the statistics chart.
-import { dayKey } from './time.js';
+// Paid amounts per day for the statistics chart, from the stats API's `paid_per_day` (UTC days, each
+// named by the unix seconds of its midnight): every day of the window, zero where nothing was paid.
+
+export const DAY_SECONDS = 86_400;
 
 export interface DayTotal {
+  /** "2024-05-20" (UTC) */
   day: string;
   units: bigint;
   count: number;
 }
 
-/** One entry per day of the `days` days ending today (local time), oldest first, zero when nothing was paid. */
-export function dailyTotals(paid: ReadonlyArray<{ date_paid?: number; amount: string }>, days: number, nowUnix: number): DayTotal[] {
+export interface PaidDay {
+  day: number;
+  amount: string;
+  count: number;
+}
+
+export function utcDay(unix: number): string {
+  return new Date(unix * 1000).toISOString().slice(0, 10);
+}
+
+/** The `days` UTC days ending today, oldest first, summed exactly in minimal units. */
+export function dailyTotals(paid: readonly PaidDay[], days: number, nowUnix: number): DayTotal[] {
+  const today = Math.floor(nowUnix / DAY_SECONDS) * DAY_SECONDS;
   const out: DayTotal[] = [];
   const index = new Map<string, DayTotal>();
-  const today = new Date(nowUnix * 1000);
   for (let i = days - 1; i >= 0; i--) {
-    const d = new Date(today.getFullYear(), today.getMonth(), today.getDate() - i, 12);
-    const entry = { day: dayKey(Math.floor(d.getTime() / 1000)), units: 0n, count: 0 };
+    const entry = { day: utcDay(today - i * DAY_SECONDS), units: 0n, count: 0 };
     out.push(entry);
     index.set(entry.day, entry);
   }
-  for (const inv of paid) {
-    if (inv.date_paid === undefined) continue;
-    const entry = index.get(dayKey(inv.date_paid));
+  for (const p of paid) {
+    const entry = index.get(utcDay(p.day));
     if (!entry) continue;
-    entry.units += BigInt(inv.amount);
-    entry.count += 1;
+    entry.units += BigInt(p.amount);
+    entry.count += p.count;
   }
   return out;
-}
-
-/** Unix seconds of the start of the first day `dailyTotals` covers. */
-export function windowStart(days: number, nowUnix: number): number {
-  const today = new Date(nowUnix * 1000);
-  return Math.floor(new Date(today.getFullYear(), today.getMonth(), today.getDate() - (days - 1)).getTime() / 1000);
 }

@@ -18,8 +18,3 @@ export function dateInputToUnix(value: string, endOfDay = false): number | undef
   return Math.floor(d.getTime() / 1000);
 }
 
-/** Local calendar day of a unix time, "2024-05-20". */
-export function dayKey(unix: number): string {
-  const d = new Date(unix * 1000);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}

@@ -1,8 +1,8 @@
 // Sign-in with the admin key or an application's API token. The key is checked with one documented
-// read (admin: the key list; application: one invoice of the list) and kept for this tab only.
+// read (admin: the key list; application: its own application) and kept for this tab only.
 import { useState } from 'preact/hooks';
 import { ApiFailure, get } from '../api/client.js';
-import { INVOICES } from '../api/invoices.js';
+import { listApps } from '../api/apps.js';
 import { Field, valueOf } from '../components/ui.js';
 import type { Session } from '../session.js';
 
@@ -15,11 +15,12 @@ export async function probeKey(key: string): Promise<Session> {
     if (!(err instanceof ApiFailure) || err.status !== 403) throw explain(err);
   }
   try {
-    await get(INVOICES, { key, query: { limit: 1 } });
+    // An application token reads its own application (and only that one).
+    const [own] = await listApps({ key });
+    return { role: 'app', key, appId: own?.id ?? null, appTokens: {} };
   } catch (err) {
     throw explain(err);
   }
-  return { role: 'app', key, appId: null, appTokens: {} };
 }
 
 function explain(err: unknown): Error {

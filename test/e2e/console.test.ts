@@ -1,0 +1,258 @@
+// The console end to end in headless Chromium against the real service on the devnet: sign in,
+// onboarding (an ineligible wallet, then the merchant's), webhook URLs with a test delivery, the
+// failure log and redelivery, an invoice from the form (field errors first), paid on the devnet
+// while the table watches, statistics, CSV export, account webhooks, phone width — and every request
+// the browser made is a documented public API call with no secret in its URL.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleComponentFor } from '../../src/console/index.js';
+import { componentFactories } from '../../src/service/components.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { buildConsole, launchChromium, recordRequests, screenshot, undocumentedCalls, type RecordedRequest } from './browser.js';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on a free port answering `status` (changeable), keeping what it got. */
+async function startReceiver(): Promise<{ url: string; got: Received[]; status: { code: number }; server: Server }> {
+  const got: Received[] = [];
+  const status = { code: 500 };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(status.code, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got, status, server };
+}
+
+async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('console in Chromium', () => {
+  let svc: TestService;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let requests: RecordedRequest[];
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let consoleDir: string;
+  let appToken = '';
+  let invoiceId = '';
+  let paymentLink = '';
+
+  beforeAll(async () => {
+    [consoleDir, receiver] = await Promise.all([buildConsole(), startReceiver()]);
+    const components = componentFactories.map((c) => (c.name === 'console' ? { name: 'console', load: async () => consoleComponentFor({ dir: consoleDir }) } : c));
+    [svc, browser] = await Promise.all([startTestService({ components }), launchChromium()]);
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    page = await context.newPage();
+    requests = recordRequests(page);
+    page.setDefaultTimeout(15_000);
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await svc?.close();
+    await new Promise((r) => receiver?.server.close(r));
+    if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
+  });
+
+  it('signs in with the admin key', async () => {
+    await page.goto(`${svc.url}/console`);
+    await page.getByLabel('Admin key or application API token').fill('tw_not_a_key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('not valid');
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('Admin key or application API token').fill(svc.adminKeySecret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+  });
+
+  it('explains an ineligible recipient wallet next to its field, then onboards the merchant and shows the token once', async () => {
+    const fresh = `0:${randomBytes(32).toString('hex')}`;
+    await page.getByLabel('Name', { exact: true }).fill('Coffee shop');
+    await page.getByLabel('Recipient wallet').fill(fresh);
+    await page.getByLabel('Webhook URL (optional)').fill(receiver.url);
+    await page.getByRole('button', { name: 'Create application' }).click();
+    const fieldError = page.locator('.field--invalid', { has: page.getByLabel('Recipient wallet') }).locator('.field-error');
+    await expect.poll(() => fieldError.textContent()).toMatch(/nonexist|active/);
+    expect(await page.locator('#activation-help').textContent()).toContain('send any small amount');
+    await screenshot(page, 'onboarding-not-eligible');
+
+    const wallets = (await (await svc.api('/devnet/wallets')).json()) as Array<{ name: string; friendly: string; address: string }>;
+    const merchant = wallets.find((w) => w.name === 'merchant')!;
+    await page.getByLabel('Recipient wallet').fill(merchant.friendly);
+    await page.getByRole('button', { name: 'Create application' }).click();
+    appToken = (await page.locator('[data-token]').textContent({ timeout: 15_000 }))!.trim();
+    expect(appToken).toMatch(/^tw_/);
+    await screenshot(page, 'onboarding-token');
+    // The token works for the invoice API, and only the console's session holds it.
+    expect((await svc.api('/api/v1/services/invoices', { auth: appToken })).status).toBe(200);
+    await page.getByRole('button', { name: 'Continue to its overview' }).click();
+    await page.getByRole('heading', { name: 'Coffee shop', level: 1 }).waitFor();
+    expect(await page.locator('.facts').first().textContent()).toContain(merchant.address);
+  });
+
+  it('sends a test delivery, shows the failure with its status code, and redelivers it', async () => {
+    const hook = page.locator('article[data-webhook-id]');
+    await hook.getByRole('button', { name: 'Send test' }).click();
+    await until('the test delivery', () => receiver.got.length >= 1);
+    expect(receiver.got[0]!.headers['webhook-event-type']).toBe('invoice.test');
+    const row = hook.locator('table.delivery-log tbody tr').first();
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('500');
+    const firstId = receiver.got[0]!.headers['webhook-id'];
+    receiver.status.code = 200;
+    const before = receiver.got.length;
+    await row.getByRole('button', { name: 'Redeliver' }).click();
+    await until('the redelivery', () => receiver.got.slice(before).some((r) => r.headers['webhook-id'] === firstId));
+    await screenshot(page, 'overview');
+  });
+
+  it('creates an invoice from the form, after showing a wrong amount next to the field', async () => {
+    await page.getByRole('link', { name: 'Invoices', exact: true }).click();
+    await page.getByRole('link', { name: 'New invoice' }).click();
+    const amount = page.getByLabel('Amount');
+    const amountError = page.locator('.field', { has: amount }).locator('.field-error');
+    await amount.fill('0.0001');
+    await page.getByRole('button', { name: 'Create invoice' }).click();
+    expect(await amountError.textContent()).toContain('0.001 TON');
+    await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.getAttribute("name")')).toBe('amount');
+    // Above the API's maximum: the API's 400 names the field and the form shows it there.
+    await amount.fill('2000000000');
+    await page.getByRole('button', { name: 'Create invoice' }).click();
+    await expect.poll(() => amountError.textContent()).toContain('at most');
+    await screenshot(page, 'new-invoice-error');
+
+    await amount.fill('1.15');
+    expect(await page.locator('.field', { has: amount }).locator('.hint').textContent()).toContain('1150000000 nanoton');
+    await page.getByLabel('1 hour').check();
+    await page.getByLabel('Description (optional)').fill('Order 17: two flat whites');
+    await page.getByRole('button', { name: 'Create invoice' }).click();
+    await page.waitForURL(/#\/invoices\/[0-9a-f-]{36}$/);
+    invoiceId = decodeURIComponent(page.url().split('/').pop()!);
+    const invoice = (await (await svc.api(`/api/v1/services/invoices/${invoiceId}`, { auth: appToken })).json()) as {
+      amount: string;
+      payment_link: string;
+      date_expire: number;
+      date_create: number;
+      description: string;
+    };
+    expect(invoice.amount).toBe('1150000000');
+    expect(invoice.date_expire - invoice.date_create).toBe(3600);
+    expect(invoice.description).toBe('Order 17: two flat whites');
+    paymentLink = invoice.payment_link;
+    expect(await page.locator('#payment-link').textContent()).toBe(paymentLink);
+    await expect.poll(() => page.locator('img.qr').evaluate((img: { complete: boolean; naturalWidth: number }) => (img.complete ? img.naturalWidth : 0))).toBeGreaterThan(100);
+    expect(await page.locator('.countdown').textContent()).toMatch(/59 min|1 h/);
+    await screenshot(page, 'invoice-pending');
+  });
+
+  it('turns the row paid without a reload when the invoice is paid on the devnet, and the statistics change', async () => {
+    await page.getByRole('link', { name: 'Statistics' }).click();
+    const earned = page.locator('[data-currency="TON"] [data-stat="earned"] .value');
+    await expect.poll(() => earned.textContent()).toBe('0 TON');
+    expect(await page.locator('[data-currency="TON"] [data-stat="active"] .value').textContent()).toBe('1');
+
+    await page.getByRole('link', { name: 'Invoices', exact: true }).click();
+    const row = page.locator(`tr[data-invoice-id="${invoiceId}"]`);
+    await expect.poll(() => row.getAttribute('data-status')).toBe('pending');
+    await page.evaluate('window.notReloaded = true');
+
+    const paid = await svc.api('/devnet/pay', { method: 'POST', json: { from: 'alice', link: paymentLink } });
+    expect(paid.status, await paid.clone().text()).toBeLessThan(300);
+    await svc.settle();
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 15_000 }).toBe('paid');
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
+    expect(await row.textContent()).toContain('1.15 TON');
+    await screenshot(page, 'invoices');
+
+    await page.getByRole('link', { name: 'Statistics' }).click();
+    await expect.poll(() => earned.textContent()).toBe('1.15 TON');
+    expect(await page.locator('[data-currency="TON"] [data-stat="week"] .value').textContent()).toBe('1.15 TON');
+    expect(await page.locator('[data-currency="TON"] [data-stat="active"] .value').textContent()).toBe('0');
+    const todayBar = page.locator(`rect.bar[data-day="${new Date().toISOString().slice(0, 10)}"]`);
+    expect(await todayBar.getAttribute('data-units')).toBe('1150000000');
+    await screenshot(page, 'stats');
+  });
+
+  it('shows the payment and exports the filtered list as CSV', async () => {
+    await page.goto(`${svc.url}/console/#/invoices/${invoiceId}`);
+    await expect.poll(() => page.locator('#payments tbody tr').count()).toBe(1);
+    expect(await page.locator('#payments').textContent()).toContain('1.15 TON');
+    await screenshot(page, 'invoice-paid');
+
+    await page.getByRole('link', { name: 'Invoices', exact: true }).click();
+    await page.getByLabel('paid', { exact: true }).check();
+    await page.getByLabel('Currency').selectOption('TON');
+    await expect.poll(() => page.locator('#invoice-table tbody tr').count()).toBe(1);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv.split('\n')[0]).toMatch(/id/);
+    expect(csv).toContain(invoiceId);
+    expect(csv).toContain('paid');
+    // The other filters reach the API too: no cancelled invoice exists.
+    await page.getByLabel('paid', { exact: true }).uncheck();
+    await page.getByLabel('cancelled', { exact: true }).check();
+    await expect.poll(() => page.locator('#invoice-table tbody tr').count()).toBe(0);
+    await page.getByLabel('cancelled', { exact: true }).uncheck();
+  });
+
+  it('manages account webhooks of component C', async () => {
+    await page.getByRole('link', { name: 'Account webhooks' }).click();
+    await page.getByLabel('Receiver URL').fill('not a url');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await expect.poll(() => page.locator('.field-error').first().textContent()).toBeTruthy();
+    await page.getByLabel('Receiver URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.locator('tr[data-webhook-id]').first().waitFor();
+    await page.getByRole('link', { name: 'Details' }).first().click();
+    await page.getByLabel('Accounts to follow').fill(paymentLink.split('?')[0]!.replace('ton://transfer/', ''));
+    await page.getByRole('button', { name: 'Follow' }).click();
+    await expect.poll(() => page.locator('table.stack-sm tbody tr').count()).toBe(1);
+    await screenshot(page, 'webhooks');
+  });
+
+  it('fits a phone screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [name, hash] of [
+      ['phone-invoices', 'invoices'],
+      ['phone-invoice', `invoices/${invoiceId}`],
+      ['phone-stats', 'stats'],
+      ['phone-overview', 'overview'],
+      ['phone-new-invoice', 'invoices/new'],
+    ] as const) {
+      await page.goto(`${svc.url}/console/#/${hash}`);
+      await page.locator('h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(0);
+      await screenshot(page, name);
+    }
+  });
+
+  it('made only documented public API calls, with no key in any URL', async () => {
+    const openapi = (await (await svc.api('/docs/json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    const apiCalls = requests.filter((r) => !new URL(r.url).pathname.startsWith('/console'));
+    expect(apiCalls.length).toBeGreaterThan(20);
+    expect(undocumentedCalls(requests, svc.url, openapi)).toEqual([]);
+    for (const secret of [svc.adminKeySecret, appToken]) expect(requests.filter((r) => r.url.includes(secret))).toEqual([]);
+  });
+});
