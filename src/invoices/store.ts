@@ -11,6 +11,8 @@ import { chunks, invoiceDb, invoiceFromRow, paymentFromRow, type InvoiceRow, typ
 import type { ListFilter, NewInvoiceInput } from './validate.js';
 
 export interface CreateInvoiceOptions {
+  /** Default: a random UUID (tests pass their own). */
+  id?: string;
   appId: number;
   payTo: string;
   input: NewInvoiceInput;
@@ -40,7 +42,7 @@ export async function createInvoice(db: Kysely<any>, o: CreateInvoiceOptions): P
     const earlier = await byIdempotencyKey(db, o.appId, o.idempotencyKey, hash!);
     if (earlier) return { invoice: earlier, replayed: true };
   }
-  const id = randomUUID();
+  const id = o.id ?? randomUUID();
   const dateExpire = o.now + o.input.lifeTime;
   const row: InvoiceTables['invoices'] = {
     id,
