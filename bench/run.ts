@@ -4,7 +4,7 @@
 // A benchmark that crashes or overruns is reported in the file; the run still exits 0.
 import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './harness.js';
@@ -76,7 +76,7 @@ function runInChild(d: Discovered, args: Args, scale: number): Promise<BenchOutc
   const budgetMs = bench.budgetSeconds * args.budgetScale * 1000;
   const deadline = started + budgetMs;
   const tmpDir = mkdtempSync(join(tmpdir(), `tonwatch-bench-${bench.name}-`));
-  const base = { name: bench.name, description: bench.description, issue: bench.issue ?? null };
+  const base = { name: bench.name, description: bench.description, issue: bench.issue ?? null, loadAtStart: loadavg()[0] };
   return new Promise<BenchOutcome>((done) => {
     const child = fork(join(BENCH_DIR, 'lib/child.ts'), [d.file, String(scale), tmpDir, String(deadline), bench.name], {
       // the parent runs under tsx: its loader flags come along; --expose-gc makes memory samples clean

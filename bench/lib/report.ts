@@ -15,6 +15,8 @@ export interface BenchOutcome {
   /** First lines of the error for a failed or timed-out run. */
   error?: string;
   seconds: number;
+  /** One-minute load average when it started: numbers from a busy machine read differently. */
+  loadAtStart?: number;
 }
 
 export interface RunInfo {
@@ -69,7 +71,8 @@ export function renderSection(outcome: BenchOutcome, run: RunInfo): Section {
   const issue = outcome.issue ? ` (issue #${outcome.issue})` : '';
   if (outcome.description || issue) lines.push(`${outcome.description}${issue}`.trim(), '');
   const quick = run.quick ? ` — **quick run (loads scaled by ${run.scale}), not representative**` : '';
-  lines.push(`Measured ${run.date} with \`${run.command}\` in ${round(outcome.seconds)} s on ${run.machine}${quick}.`);
+  const load = outcome.loadAtStart === undefined ? '' : ` (load average ${outcome.loadAtStart.toFixed(1)} at its start)`;
+  lines.push(`Measured ${run.date} with \`${run.command}\` in ${round(outcome.seconds)} s on ${run.machine}${load}${quick}.`);
   lines.push('');
   if (outcome.status !== 'ok') {
     lines.push(`**${outcome.status === 'failed' ? 'Failed' : 'Timed out'}:** ${cell(outcome.error ?? 'no detail')}`);
@@ -126,7 +129,9 @@ export function renderReport(run: RunInfo, sections: Section[]): string {
     'baseline measured in the same run on the same machine, because ratios travel between machines better',
     'than absolute numbers. A target that is not met says **NO** in its table; it does not fail the run.',
     'Run one benchmark with `npm run bench -- <name>` (its section is replaced, the others are kept), a smoke',
-    'run with `npm run bench -- --quick` (prints, writes no file unless `--out <file>`).',
+    'run with `npm run bench -- --quick` (prints, writes no file unless `--out <file>`). Each section gives the',
+    'one-minute load average at its start: above the number of cores, other work shared the CPU and absolute',
+    'numbers are low; the ratios to baselines measured alongside hold better.',
     '',
     `- Last run: ${run.date}`,
     `- Command: \`${run.command}\``,

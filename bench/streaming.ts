@@ -1,0 +1,227 @@
+// Streaming (#4): matching against 1,000,000 subscribed accounts on one core; 10,000 SSE and
+// WebSocket clients (in two client processes) under the replay chain source at 10,000 tx/s through
+// the real follower, with publish → receive latency; server memory per idle connection; and
+// delivered messages/s against Redis PUBSUB with the same subscribers and payloads, in the same run.
+import { pino } from 'pino';
+import { createClient } from 'redis';
+import { makePosition, type ChainEvent, type EventBatch } from '../src/bus/events.js';
+import { createReplaySource } from '../src/chain/replay/index.js';
+import type { TransactionModel } from '../src/chain/model.js';
+import { Follower } from '../src/pipeline/follower.js';
+import { transactionPayload } from '../src/streaming/frames.js';
+import type { Benchmark, BenchContext, BenchRow } from './harness.js';
+import { percentile, perSecond } from './lib/stats.js';
+import { measureMatching } from './streaming/matching.js';
+import { ClientPool, until } from './streaming/pool.js';
+import { startBenchServer, type BenchServer } from './streaming/server.js';
+
+const REDIS_URL = process.env.TONWATCH_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REPLAY_RATE = 10_000;
+const CLIENT_PROCESSES = 2;
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const randomHex = (i: number, salt: string) => `0:${salt}${i.toString(16).padStart(64 - salt.length, '0')}`;
+
+function memory(): { rss: number; heap: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed + m.external + m.arrayBuffers };
+}
+
+/** Connects `count` clients (half SSE, half WebSocket), one account each; returns the memory they cost the server. */
+async function connectIdle(ctx: BenchContext, server: BenchServer, pool: ClientPool, owners: string[], count: number) {
+  const before = memory();
+  const subs = Array.from({ length: count }, (_, i) => [owners[i % owners.length]!]);
+  const half = Math.floor(count / 2);
+  const started = performance.now();
+  const sse = await pool.connect('sse', server.url, subs.slice(0, half));
+  const ws = await pool.connect('ws', server.url, subs.slice(half));
+  ctx.progress(`${fmt(sse.count)} SSE + ${fmt(ws.count)} WebSocket clients connected in ${((performance.now() - started) / 1000).toFixed(1)} s${sse.firstError ?? ws.firstError ? ` (first error: ${sse.firstError ?? ws.firstError})` : ''}`);
+  await new Promise((r) => setTimeout(r, 1000));
+  const after = memory();
+  const connected = sse.count + ws.count;
+  return { connected, failed: sse.failed + ws.failed, rssPerConnection: (after.rss - before.rss) / connected, heapPerConnection: (after.heap - before.heap) / connected };
+}
+
+/** The replay source at 10,000 tx/s through the real follower into the log the hub follows. */
+async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPool, owners: string[], seconds: number) {
+  const source = createReplaySource({ pace: 'timed', transactionsPerSecond: REPLAY_RATE, blocksPerSecond: 4, accountIds: owners, seed: 11 });
+  const follower = new Follower({ source, store: server.store, log: server.log, logger: pino({ level: 'silent' }), startAt: 'oldest', pruneIntervalMs: 3_600_000 });
+  let transactions = 0;
+  const unsubscribe = server.log.subscribe((b) => {
+    for (const e of b.events) if (e.type === 'transaction') transactions++;
+  });
+  await source.start();
+  await follower.start();
+  // The first blocks ramp up (traces not yet at full depth): measure the steady state.
+  await new Promise((r) => setTimeout(r, 2000));
+  pool.reset();
+  transactions = 0;
+  const started = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const elapsed = performance.now() - started;
+  await follower.stop();
+  await source.stop();
+  unsubscribe();
+  await new Promise((r) => setTimeout(r, 500));
+  const report = await pool.report();
+  ctx.progress(`replay: ${fmt(perSecond(transactions, elapsed))} tx/s published, ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
+  return { txPerSecond: perSecond(transactions, elapsed), received: report.received, latencies: report.latencies, closed: report.closedByServer };
+}
+
+interface FanoutLoad {
+  batches: TransactionModel[][];
+  subscriptions: string[][];
+  /** Deliveries the batches cause with these subscriptions. */
+  deliveries: number;
+}
+
+/** Transactions of real shapes and subscriptions that give each of their accounts `fanout` subscribers. */
+async function fanoutLoad(connections: number, accountsPerConnection: number, transactions: number): Promise<FanoutLoad> {
+  const source = createReplaySource({ pace: 'unthrottled', transactionsPerSecond: 500, blocksPerSecond: 1, accounts: 300, seed: 5, maxBlocks: Math.ceil(transactions / 500) + 8 });
+  await source.start();
+  const txs: TransactionModel[] = [];
+  for (let s = 1; txs.length < transactions; s++) txs.push(...(await source.getFinalizedBlock(s))!.transactions);
+  await source.stop();
+  const accounts = [...new Set(txs.map((t) => t.account))];
+  const subscriptions = Array.from({ length: connections }, (_, c) =>
+    Array.from({ length: accountsPerConnection }, (_, k) => accounts[(c * accountsPerConnection + k) % accounts.length]!),
+  );
+  const subscribers = new Map<string, number>();
+  for (const list of subscriptions) for (const a of new Set(list)) subscribers.set(a, (subscribers.get(a) ?? 0) + 1);
+  const used = txs.slice(0, transactions);
+  const batches: TransactionModel[][] = [];
+  for (let i = 0; i < used.length; i += 500) batches.push(used.slice(i, i + 500));
+  return { batches, subscriptions, deliveries: used.reduce((s, t) => s + (subscribers.get(t.account) ?? 0), 0) };
+}
+
+/** Publishes every batch with at most `window` deliveries outstanding; delivered messages per second. */
+async function pumpAndCount(pool: ClientPool, load: FanoutLoad, publish: (batch: TransactionModel[], i: number) => Promise<void> | void, deliveriesOf: (b: TransactionModel[]) => number): Promise<number> {
+  pool.reset();
+  await new Promise((r) => setTimeout(r, 100));
+  const window = 150_000;
+  let sent = 0;
+  const started = performance.now();
+  for (let i = 0; i < load.batches.length; i++) {
+    const batch = load.batches[i]!;
+    if (sent - pool.received() > window) await until(() => sent - pool.received() <= window, 60_000, 1);
+    await publish(batch, i);
+    sent += deliveriesOf(batch);
+  }
+  const done = await until(() => pool.received() >= load.deliveries, 60_000, 2);
+  const elapsed = performance.now() - started;
+  return perSecond(done ? load.deliveries : pool.received(), elapsed);
+}
+
+const bench: Benchmark = {
+  name: 'streaming',
+  description: 'Streaming hub: matching against 1M accounts; 10,000 SSE+WS clients under replayed 10,000 tx/s (publish → receive p99); memory per idle connection; delivered messages/s vs Redis PUBSUB.',
+  issue: 4,
+  budgetSeconds: 150,
+  async run(ctx) {
+    const rows: BenchRow[] = [];
+    const scale = ctx.scale;
+
+    const matching = await measureMatching({
+      subscribedAccounts: Math.round(1_000_000 * scale),
+      transactions: Math.round(300_000 * scale),
+      subscribers: Math.round(10_000 * scale),
+      progress: ctx.progress,
+    });
+    rows.push({
+      metric: `matching against ${fmt(matching.subscribedAccounts)} subscribed accounts (one core)`,
+      value: matching.matchOnlyTxPerSecond,
+      unit: 'tx/s',
+      target: '≥ 100,000 tx/s',
+      met: matching.matchOnlyTxPerSecond >= 100_000,
+      note: `${fmt(matching.transactions)} replay transactions, every one matching a subscriber; with the SSE and WebSocket frames built for each match: ${fmt(matching.withFramesTxPerSecond)} tx/s. Index of 1M accounts: ${matching.indexHeapMB.toFixed(0)} MB heap (account strings included)`,
+    });
+
+    const server = await startBenchServer(ctx.tmpDir);
+    const pool = new ClientPool(CLIENT_PROCESSES);
+    server.onPublished((entries) => pool.published(entries));
+    try {
+      const clients = Math.round(10_000 * scale);
+      const owners = Array.from({ length: clients }, (_, i) => randomHex(i, 'b0'));
+      ctx.progress(`connecting ${fmt(clients)} clients (SSE and WebSocket) from ${CLIENT_PROCESSES} processes`);
+      const idle = await connectIdle(ctx, server, pool, owners, clients);
+      rows.push({
+        metric: 'server memory per idle connection (RSS)',
+        value: idle.rssPerConnection / 1024,
+        unit: 'KB',
+        target: '≤ 30 KB',
+        met: idle.rssPerConnection / 1024 <= 30,
+        note: `${fmt(idle.connected)} connections (half SSE, half WebSocket), one account each${idle.failed ? `, ${idle.failed} failed to connect` : ''}; JS heap + buffers: ${(idle.heapPerConnection / 1024).toFixed(1)} KB per connection`,
+      });
+
+      const seconds = Math.max(4, Math.round(12 * scale));
+      ctx.progress(`replaying ${fmt(REPLAY_RATE)} tx/s for ${seconds} s through the follower to ${fmt(idle.connected)} clients`);
+      const replay = await replayLoad(ctx, server, pool, owners, seconds);
+      const p99 = percentile(replay.latencies, 99);
+      rows.push({
+        metric: `publish → receive p99, ${fmt(idle.connected)} clients, replay at ${fmt(REPLAY_RATE)} tx/s`,
+        value: p99,
+        unit: 'ms',
+        target: '< 50 ms',
+        met: p99 < 50 && replay.txPerSecond >= REPLAY_RATE * 0.9,
+        note: `p50 ${percentile(replay.latencies, 50).toFixed(1)} ms, max ${Math.max(...replay.latencies).toFixed(1)} ms over ${fmt(replay.latencies.length)} deliveries; ${fmt(replay.txPerSecond)} tx/s appended by the follower (4 blocks/s) in the same process; ${replay.closed} connections lost`,
+      });
+      await pool.close();
+
+      // Throughput: the same subscribers and payloads through the hub and through Redis PUBSUB.
+      const connections = Math.round(2000 * scale);
+      const load = await fanoutLoad(connections, 10, Math.round(40_000 * scale));
+      ctx.progress(`throughput: ${fmt(connections)} subscribers × 10 accounts, ${fmt(load.deliveries)} deliveries per system`);
+      const subscribers = new Map<string, number>();
+      for (const list of load.subscriptions) for (const a of new Set(list)) subscribers.set(a, (subscribers.get(a) ?? 0) + 1);
+      const deliveriesOf = (b: TransactionModel[]) => b.reduce((s, t) => s + (subscribers.get(t.account) ?? 0), 0);
+
+      const hubPool = new ClientPool(CLIENT_PROCESSES);
+      const half = Math.floor(connections / 2);
+      await hubPool.connect('sse', server.url, load.subscriptions.slice(0, half));
+      await hubPool.connect('ws', server.url, load.subscriptions.slice(half));
+      let seqno = Math.floor((server.log.headPosition() ?? 0) / 1_000_000) + 10;
+      const hubRate = await pumpAndCount(
+        hubPool,
+        load,
+        (txs) => {
+          seqno++;
+          const events: ChainEvent[] = txs.map((tx, i) => ({ type: 'transaction', tx, position: makePosition(seqno, i), mcSeqno: seqno }));
+          const batch: EventBatch = { kind: 'block', mcSeqno: seqno, firstPosition: events[0]!.position, lastPosition: events.at(-1)!.position, events };
+          server.log.published(batch); // the hub's input; the store write is the follower's cost, measured apart
+        },
+        deliveriesOf,
+      );
+      await hubPool.close();
+      ctx.progress(`hub: ${fmt(hubRate)} messages/s delivered`);
+
+      const redisPool = new ClientPool(CLIENT_PROCESSES);
+      const redis = await redisPool.connect('redis', REDIS_URL, load.subscriptions);
+      const publisher = createClient({ url: REDIS_URL });
+      await publisher.connect();
+      const payloads = load.batches.map((b) => b.map((tx) => [tx.account, transactionPayload(tx)] as const));
+      const redisRate = await pumpAndCount(redisPool, load, async (_txs, i) => void (await Promise.all(payloads[i]!.map(([ch, p]) => publisher.publish(ch, p)))), deliveriesOf);
+      await publisher.quit();
+      await redisPool.close();
+      ctx.progress(`Redis PUBSUB: ${fmt(redisRate)} messages/s delivered (${redis.count} subscribers)`);
+      rows.push({
+        metric: 'delivered messages/s (fan-out ×20)',
+        value: hubRate,
+        unit: 'msg/s',
+        baseline: { name: 'Redis PUBSUB, same subscribers and payloads', value: redisRate },
+        ratio: hubRate / redisRate,
+        target: '≥ 0.5 of Redis PUBSUB',
+        met: hubRate / redisRate >= 0.5,
+        note: `${fmt(connections)} subscribers (hub: half SSE, half WebSocket; Redis: ${redis.count} RESP connections) × 10 accounts, ${fmt(load.batches.length * 500)} transactions in blocks of 500, ${fmt(load.deliveries)} deliveries each; clients in ${CLIENT_PROCESSES} processes; publisher waits when 150,000 deliveries are outstanding`,
+      });
+      const slow = await server.metric('tonwatch_stream_slow_consumer_closes_total');
+      if (slow > 0) rows.push({ metric: 'slow-consumer closes during the benchmark', value: slow, unit: 'connections', note: 'clients that fell more than the buffer behind' });
+    } finally {
+      await pool.close().catch(() => {});
+      await server.close();
+    }
+    return rows;
+  },
+};
+
+export default bench;

@@ -1,0 +1,167 @@
+// Streaming clients for bench/streaming.ts, run in child processes so that the server's process holds
+// only the server. Opens many SSE, WebSocket or Redis PUBSUB subscriber connections, counts what
+// they receive, and measures publish → receive latency from the event ids (the parent sends when
+// each block's events were published). Driven over the IPC channel (messages: see `Command`).
+import http from 'node:http';
+import { createClient } from 'redis';
+import WebSocket from 'ws';
+
+import { sharedNow, type Command, type Reply } from './protocol.js';
+
+const POSITION_STRIDE = 1_000_000;
+
+let received = 0;
+let closedByServer = 0;
+let latencies: number[] = [];
+const published = new Map<number, number>();
+/** Receipts whose publish time had not arrived yet: [key, receivedAt]. */
+let waiting: Array<[number, number]> = [];
+const closers: Array<() => void> = [];
+
+function send(reply: Reply): void {
+  process.send!(reply);
+}
+
+/** One received event with id `position`, at `at`. */
+function receivedEvent(position: number, at: number): void {
+  received++;
+  const key = Math.floor(position / POSITION_STRIDE);
+  const t = published.get(key);
+  if (t === undefined) waiting.push([key, at]);
+  else latencies.push(at - t);
+}
+
+function openSse(url: string, accounts: string[], token?: string): Promise<void> {
+  const query = `accounts=${accounts.length === 0 ? 'ALL' : accounts.join(',')}${token ? `&token=${token}` : ''}`;
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${url}/v2/sse/accounts/transactions?${query}`, { agent: false }, (res) => {
+      if (res.statusCode !== 200) {
+        reject(new Error(`SSE answered ${res.statusCode}`));
+        res.resume();
+        return;
+      }
+      res.setEncoding('latin1');
+      let carry = '';
+      res.on('data', (chunk: string) => {
+        const at = sharedNow();
+        let text = carry + chunk;
+        let end: number;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          if (text.startsWith('event: message')) {
+            const idAt = text.indexOf('id: ') + 4;
+            receivedEvent(Number(text.slice(idAt, text.indexOf('\n', idAt))), at);
+          }
+          text = text.slice(end + 2);
+        }
+        carry = text;
+      });
+      res.on('close', () => closedByServer++);
+      closers.push(() => req.destroy());
+      resolve();
+    });
+    req.on('error', reject);
+  });
+}
+
+function openWs(url: string, accounts: string[], token?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v2/websocket?event_ids=true${token ? `&token=${token}` : ''}`, { perMessageDeflate: false });
+    let subscribed = false;
+    ws.on('open', () => ws.send(JSON.stringify({ id: 1, jsonrpc: '2.0', method: 'subscribe_account', params: accounts })));
+    ws.on('message', (data: Buffer) => {
+      const at = sharedNow();
+      if (!subscribed) {
+        subscribed = true;
+        const reply = JSON.parse(data.toString());
+        if (typeof reply.result === 'string' && reply.result.startsWith('success!')) resolve();
+        else reject(new Error(`subscribe_account answered ${reply.result}`));
+        return;
+      }
+      const i = data.indexOf('"event_id":"');
+      if (i < 0) return;
+      const start = i + 12;
+      receivedEvent(Number(data.toString('latin1', start, data.indexOf(34, start))), at);
+    });
+    ws.on('close', () => {
+      if (subscribed) closedByServer++;
+    });
+    ws.on('error', (err) => {
+      if (!subscribed) reject(err);
+    });
+    closers.push(() => ws.terminate());
+  });
+}
+
+async function openRedis(url: string, accounts: string[]): Promise<void> {
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  // Redis carries no event id: the payload's lt is enough to count; latency is not measured here.
+  await client.subscribe(accounts, () => {
+    received++;
+  });
+  closers.push(() => void client.destroy());
+}
+
+async function connect(cmd: Extract<Command, { type: 'connect' }>): Promise<void> {
+  const open = cmd.transport === 'sse' ? openSse : cmd.transport === 'ws' ? openWs : openRedis;
+  let count = 0;
+  let failed = 0;
+  let firstError: string | undefined;
+  // Waves keep the listen backlog and the event loop comfortable.
+  const wave = 200;
+  for (let i = 0; i < cmd.subscriptions.length; i += wave) {
+    const results = await Promise.allSettled(cmd.subscriptions.slice(i, i + wave).map((accounts) => open(cmd.url, accounts, cmd.token)));
+    for (const r of results) {
+      if (r.status === 'fulfilled') count++;
+      else {
+        failed++;
+        firstError ??= String(r.reason?.message ?? r.reason);
+      }
+    }
+  }
+  send({ type: 'connected', count, failed, firstError });
+}
+
+let lastReported = -1;
+const ticker = setInterval(() => {
+  if (received !== lastReported) {
+    lastReported = received;
+    send({ type: 'progress', received });
+  }
+}, 20);
+
+process.on('message', (cmd: Command) => {
+  switch (cmd.type) {
+    case 'connect':
+      void connect(cmd).catch((err) => send({ type: 'connected', count: 0, failed: cmd.subscriptions.length, firstError: String(err) }));
+      break;
+    case 'published': {
+      for (const [key, t] of cmd.entries) published.set(key, t);
+      const still: Array<[number, number]> = [];
+      for (const [key, at] of waiting) {
+        const t = published.get(key);
+        if (t === undefined) still.push([key, at]);
+        else latencies.push(at - t);
+      }
+      waiting = still;
+      break;
+    }
+    case 'reset':
+      received = 0;
+      lastReported = -1;
+      closedByServer = 0;
+      latencies = [];
+      waiting = [];
+      break;
+    case 'report':
+      send({ type: 'report', received, latencies, closedByServer });
+      break;
+    case 'close':
+      for (const close of closers.splice(0)) close();
+      clearInterval(ticker);
+      send({ type: 'closed' });
+      setTimeout(() => process.exit(0), 200);
+      break;
+  }
+});

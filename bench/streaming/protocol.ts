@@ -1,0 +1,24 @@
+// Messages between bench/streaming.ts and its client processes (bench/streaming/clients.ts), and
+// the clock they share. Kept apart from clients.ts, whose module body runs the client.
+
+export type Transport = 'sse' | 'ws' | 'redis';
+
+export type Command =
+  /** Opens one connection per entry of `subscriptions` (account lists); answers `connected`. */
+  | { type: 'connect'; transport: Transport; url: string; subscriptions: string[][]; token?: string }
+  /** When the events of each key (masterchain seqno) were published, in ms on the shared clock. */
+  | { type: 'published'; entries: Array<[number, number]> }
+  /** Starts counting and measuring afresh. */
+  | { type: 'reset' }
+  /** Answers `report` with the counts and latencies since the last reset. */
+  | { type: 'report' }
+  | { type: 'close' };
+
+export type Reply =
+  | { type: 'connected'; count: number; failed: number; firstError?: string }
+  | { type: 'progress'; received: number }
+  | { type: 'report'; received: number; latencies: number[]; closedByServer: number }
+  | { type: 'closed' };
+
+/** Milliseconds on a clock that every process on the machine shares. */
+export const sharedNow = () => performance.timeOrigin + performance.now();

@@ -1,0 +1,237 @@
+// Webhook deliveries through the durable outbox (#5). A receiver runs in its own process; the
+// baseline is autocannon alone posting the same bodies (same headers, same connection count) to
+// the same receiver in the same run. Measured: sustained deliveries/s for events appended to the
+// event log (router → outbox → worker → HTTP), and p99 from a block's append to the first attempt.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { account, transaction } from '../test/support/model.js';
+import { StoreEventLog } from '../src/bus/store-log.js';
+import { loadConfig } from '../src/config.js';
+import type { ChainSource } from '../src/chain/source.js';
+import type { ServiceContext } from '../src/service/component.js';
+import type { DialectName } from '../src/store/db.js';
+import { createWebhooksComponent } from '../src/webhooks/component.js';
+import { deliveryHeaders } from '../src/webhooks/delivery/sender.js';
+import { transactionBody } from '../src/webhooks/router.js';
+import { txBatch } from '../src/webhooks/testing.js';
+import type { Benchmark, BenchContext, BenchRow } from './harness.js';
+import { openBenchStore, postgresReachable } from './lib/store.js';
+import { percentile, perSecond, sleep } from './lib/stats.js';
+
+// autocannon ships no types: the part used here.
+type Autocannon = (opts: { url: string; method: string; body: string; headers: Record<string, string>; connections: number; duration: number }) => Promise<{ requests: { average: number } }>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const ACCOUNTS = 1000;
+const CONNECTIONS = 64;
+const THROUGHPUT_TARGET = 5000;
+const LATENCY_TARGET_MS = 100;
+
+/** The receiver process: answers 204 to every POST, counts them, and records arrival times when asked. */
+const RECEIVER = `
+const http = require('node:http');
+let count = 0; let recording = false; const arrivals = [];
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    count++;
+    if (recording) arrivals.push([Buffer.concat(chunks).toString(), performance.timeOrigin + performance.now()]);
+    res.writeHead(204); res.end();
+  });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', (m) => {
+  if (m.cmd === 'count') process.send({ count });
+  if (m.cmd === 'record') { recording = m.on; if (m.on) arrivals.length = 0; process.send({ ok: true }); }
+  if (m.cmd === 'arrivals') process.send({ arrivals });
+});`;
+
+class ReceiverProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {}
+
+  static async start(): Promise<ReceiverProcess> {
+    const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const [msg] = (await once(child, 'message')) as [{ port: number }];
+    return new ReceiverProcess(child, msg.port);
+  }
+
+  private ask<T>(cmd: object): Promise<T> {
+    this.child.send(cmd);
+    return once(this.child, 'message').then(([m]) => m as T);
+  }
+
+  count = () => this.ask<{ count: number }>({ cmd: 'count' }).then((m) => m.count);
+  record = (on: boolean) => this.ask({ cmd: 'record', on });
+  arrivals = () => this.ask<{ arrivals: Array<[string, number]> }>({ cmd: 'arrivals' }).then((m) => m.arrivals);
+
+  stop(): void {
+    this.child.kill();
+  }
+}
+
+/** autocannon alone: the same body and headers, the same connection count, for `seconds`. */
+async function autocannonAlone(port: number, body: string, headers: Record<string, string>, seconds: number): Promise<number> {
+  const result = await autocannon({ url: `http://127.0.0.1:${port}/hook`, method: 'POST', body, headers, connections: CONNECTIONS, duration: seconds });
+  return result.requests.average;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+async function pipeline(ctx: BenchContext, dialect: DialectName, receiver: ReceiverProcess, name: string) {
+  const { store, close } = await openBenchStore(dialect, ctx.tmpDir, `webhooks_${name}_${dialect}`);
+  const config = loadConfig({ TONWATCH_CHAIN: 'devnet', TONWATCH_WEBHOOK_MAX_ACCOUNTS: String(ACCOUNTS) });
+  const events = new StoreEventLog(store, { retentionMs: 3_600_000 });
+  await events.open();
+  const serviceCtx: ServiceContext = { config, store, source: null as unknown as ChainSource, events, logger: pino({ level: 'silent' }), metrics: new Registry(), now: Date.now };
+  const component = createWebhooksComponent(serviceCtx);
+  await component.start!();
+  const owner = 'bench';
+  const endpoint = await component.webhooks.create(owner, `http://127.0.0.1:${receiver.port}/hook`);
+  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => account(i + 1));
+  await component.webhooks.subscribeAccounts(owner, endpoint.id, accounts);
+  let seqno = 1;
+  let lt = 1_000_000n;
+  const append = async (txCount: number): Promise<{ at: number; bodies: string[] }> => {
+    seqno++;
+    const txs = Array.from({ length: txCount }, (_, i) => transaction({ account: accounts[(seqno * 7 + i) % ACCOUNTS]!, lt: lt++, mcSeqno: seqno }));
+    const batch = txBatch(seqno, txs);
+    await store.db.transaction().execute((trx) => events.append(trx, batch));
+    const at = now();
+    events.published(batch);
+    return { at, bodies: txs.map(transactionBody) };
+  };
+  return {
+    endpoint,
+    append,
+    pending: () => component.webhooks.engine.pendingCount(),
+    async close() {
+      await component.stop!();
+      await close();
+    },
+  };
+}
+
+/** Deliveries/s for `total` events appended in blocks of 1,000 while the outbox stays below a bound. */
+async function throughput(ctx: BenchContext, dialect: DialectName, receiver: ReceiverProcess, total: number) {
+  const p = await pipeline(ctx, dialect, receiver, 'throughput');
+  try {
+    const startCount = await receiver.count();
+    const started = now();
+    let appended = 0;
+    let lastReport = started;
+    while (appended < total) {
+      // Keep a bounded backlog so the measured rate is what the pipeline sustains, not a burst.
+      if ((await receiver.count()) - startCount < appended - 20_000) {
+        await sleep(5);
+        continue;
+      }
+      await p.append(1000);
+      appended += 1000;
+      if (now() - lastReport > 2000) {
+        lastReport = now();
+        ctx.progress(`${dialect}: ${appended}/${total} events appended, ${(await receiver.count()) - startCount} delivered`);
+      }
+    }
+    const deadline = now() + 60_000;
+    while ((await receiver.count()) - startCount < total && now() < deadline) await sleep(5);
+    const delivered = (await receiver.count()) - startCount;
+    return { perSecond: perSecond(delivered, now() - started), delivered, pending: await p.pending() };
+  } finally {
+    await p.close();
+  }
+}
+
+/** Blocks of `perBlock` transactions every 100 ms: from each block's append to the first attempt of each of its deliveries. */
+async function latency(ctx: BenchContext, receiver: ReceiverProcess, seconds: number, perBlock: number) {
+  const p = await pipeline(ctx, 'sqlite', receiver, 'latency');
+  const appendedAt = new Map<string, number>();
+  try {
+    await receiver.record(true);
+    const end = now() + seconds * 1000;
+    while (now() < end) {
+      const tick = now();
+      const { at, bodies } = await p.append(perBlock);
+      for (const b of bodies) appendedAt.set(b, at);
+      await sleep(Math.max(0, 100 - (now() - tick)));
+    }
+    await sleep(1000);
+    const arrivals = await receiver.arrivals();
+    await receiver.record(false);
+    const seen = new Set<string>();
+    const latencies: number[] = [];
+    for (const [body, at] of arrivals) {
+      if (seen.has(body) || !appendedAt.has(body)) continue;
+      seen.add(body);
+      latencies.push(at - appendedAt.get(body)!);
+    }
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, expected: appendedAt.size };
+  } finally {
+    await p.close();
+  }
+}
+
+const bench: Benchmark = {
+  name: 'webhooks',
+  description: 'Event log → webhook router → durable outbox → worker → local receiver (deliveries/s, block → first attempt); baseline: autocannon alone posting the same bodies.',
+  issue: 5,
+  budgetSeconds: 90,
+  async run(ctx) {
+    const rows: BenchRow[] = [];
+    const receiver = await ReceiverProcess.start();
+    try {
+      const sampleBody = transactionBody(transaction({ account: account(1), lt: 1_000_000n }));
+      const sampleEndpoint = { id: 1, producer: 'webhooks', owner: 'bench', url: '', token: 'x'.repeat(32), secret: 'whsec_' + Buffer.alloc(32, 7).toString('base64'), previousSecret: null, previousSecretUntil: null, status: 'online' as const, statusReason: null, statusUpdatedAt: 0, lastOnlineAt: 0, failedAttempts: 0, createdAt: 0 };
+      const headers = deliveryHeaders(sampleEndpoint, { id: 1, endpointId: 1, orderingKey: null, messageId: 'msg_' + 'a'.repeat(32), eventType: 'account_tx', body: sampleBody, meta: null, attempts: 0, nextAttemptAt: 0, firstFailedAt: null, createdAt: 0 }, Date.now(), 'tonwatch-webhooks/0.1');
+      const seconds = Math.max(2, Math.round(8 * ctx.scale));
+      ctx.progress(`autocannon alone: ${CONNECTIONS} connections for ${seconds} s`);
+      const baselineRate = await autocannonAlone(receiver.port, sampleBody, headers, seconds);
+      const baseline = { name: `autocannon alone (${CONNECTIONS} connections, same bodies and headers)`, value: baselineRate };
+      rows.push({ metric: 'autocannon alone: POSTs/s to the receiver', value: baselineRate, unit: 'req/s', note: `receiver in its own process answering 204; ${seconds} s` });
+
+      const dialects: DialectName[] = ['sqlite'];
+      if (await postgresReachable()) dialects.push('postgres');
+      for (const dialect of dialects) {
+        const total = Math.round((dialect === 'sqlite' ? 150_000 : 80_000) * ctx.scale);
+        ctx.progress(`${dialect}: ${total} events to ${ACCOUNTS} subscribed accounts`);
+        const run = await throughput(ctx, dialect, receiver, total);
+        const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+        const ratio = run.perSecond / baselineRate;
+        rows.push({
+          metric: `deliveries/s through the durable outbox (${label})`,
+          value: run.perSecond,
+          unit: 'deliveries/s',
+          baseline,
+          ratio,
+          target: `≥ 0.5 of baseline and ≥ ${THROUGHPUT_TARGET.toLocaleString('en-US')}/s`,
+          met: ratio >= 0.5 && run.perSecond >= THROUGHPUT_TARGET,
+          note: `${run.delivered.toLocaleString('en-US')} deliveries of account_tx events (blocks of 1,000 transactions over ${ACCOUNTS} accounts, one webhook): event log append, routing, outbox insert, send, outcome recorded; ${run.pending} left pending at the end`,
+        });
+      }
+
+      const latSeconds = Math.max(3, Math.round(10 * ctx.scale));
+      ctx.progress(`latency: 100 transactions per block, 10 blocks/s, ${latSeconds} s`);
+      const lat = await latency(ctx, receiver, latSeconds, 100);
+      rows.push({
+        metric: 'block appended → first attempt received, p99 (SQLite)',
+        value: lat.p99,
+        unit: 'ms',
+        target: `< ${LATENCY_TARGET_MS} ms`,
+        met: lat.p99 < LATENCY_TARGET_MS && lat.count === lat.expected,
+        note: `p50 ${lat.p50.toFixed(1)} ms; ${lat.count} of ${lat.expected} deliveries timed (1,000 deliveries/s: blocks of 100 every 100 ms)`,
+      });
+    } finally {
+      receiver.stop();
+    }
+    return rows;
+  },
+};
+
+export default bench;
