@@ -129,9 +129,10 @@ async function main(): Promise<number> {
     return parsed ? 2 : 0;
   }
   const args = parsed;
-  const found = await discover(args.dir);
+  const discovered = await discover(args.dir);
+  const found = discovered.filter((d) => !d.helper);
   if (args.list) {
-    for (const d of found) console.log(`${d.name.padEnd(12)} ${d.bench ? `${d.bench.budgetSeconds} s  ${d.bench.description}` : `(unusable: ${d.error})`}`);
+    for (const d of discovered) console.log(`${d.name.padEnd(12)} ${d.bench ? `${d.bench.budgetSeconds} s  ${d.bench.description}` : `(${d.helper ? 'not a benchmark' : 'unusable'}: ${d.error})`}`);
     return 0;
   }
   const unknown = args.names.filter((n) => !found.some((d) => d.name === n));

@@ -13,6 +13,8 @@ export interface Discovered {
   bench: Benchmark | null;
   /** Why the module could not be used as a benchmark. */
   error?: string;
+  /** A helper module without a default export: not a benchmark, not a failure. */
+  helper?: boolean;
 }
 
 export function benchmarkFiles(dir: string): string[] {
@@ -37,6 +39,10 @@ export async function discover(dir: string): Promise<Discovered[]> {
     const fallback = basename(file, '.ts');
     try {
       const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+      if (mod.default === undefined) {
+        found.push({ file, name: fallback, bench: null, helper: true, error: 'no default export (a helper module)' });
+        continue;
+      }
       const problem = checkBenchmark(mod.default);
       found.push(problem ? { file, name: fallback, bench: null, error: problem } : { file, name: (mod.default as Benchmark).name, bench: mod.default as Benchmark });
     } catch (err) {

@@ -75,7 +75,8 @@ describe('npm run bench', () => {
       join(dir, 'hang.ts'),
       `export default { name: 'hang', description: 'never ends', issue: 3, budgetSeconds: 1, run: () => new Promise(() => setInterval(() => {}, 1000)) };`,
     );
-    writeFileSync(join(dir, 'broken.ts'), `export const notABenchmark = 1;`);
+    writeFileSync(join(dir, 'helper.ts'), `export const notABenchmark = 1;`);
+    writeFileSync(join(dir, 'malformed.ts'), `export default { name: 'Bad Name', run: 1 };`);
     const out = join(dir, 'BENCHMARKS.md');
     const runner = ['tsx', 'bench/run.ts', '--dir', dir, '--out', out, '--grace', '2'];
 
@@ -88,7 +89,9 @@ describe('npm run bench', () => {
     expect(report).toMatch(/\*\*Failed:\*\* Error: receiver exploded/);
     expect(report).toMatch(/\| \[hang\]\(#hang\) \| #3 \| timed out \| — \|/);
     expect(report).toMatch(/\*\*Timed out:\*\* stopped after its budget of 1 s \(\+2 s grace\)/);
-    expect(report).toMatch(/\*\*Failed:\*\* default export: .*|the module has no default export/);
+    expect(report).toMatch(/\| \[malformed\]\(#malformed\) \| — \| failed \|/);
+    expect(report).toContain('**Failed:** default export: name must be lowercase letters, digits, - or _');
+    expect(report).not.toContain('helper'); // a module without a default export is not a benchmark
 
     // one benchmark again: its section is replaced, the others stay as they were
     const crashSection = report.slice(report.indexOf('<!-- bench:crash'), report.indexOf('<!-- /bench:crash -->'));
@@ -101,6 +104,6 @@ describe('npm run bench', () => {
 
     const unknown = await run('npx', [...runner, 'nosuch'], 60_000);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/no benchmark named nosuch; available: broken, crash, hang, steady/);
+    expect(unknown.stderr).toMatch(/no benchmark named nosuch; available: crash, hang, malformed, steady/);
   }, 240_000);
 });
