@@ -225,6 +225,21 @@ export const settings = {
     default: 30_000,
     doc: 'A stream whose peer accepts no data (or answers no ping) for this long, in milliseconds, is dropped.',
   }),
+  indexerBackfillConcurrency: int({
+    env: 'TONWATCH_INDEXER_BACKFILL_CONCURRENCY',
+    min: 1,
+    max: 256,
+    default: 4,
+    doc: 'Deposit indexer: tracked addresses whose history is backfilled at the same time (each walk asks the chain for 16 transactions at a time).',
+  }),
+  indexerDnsRoot: {
+    env: 'TONWATCH_DNS_ROOT',
+    allowed: 'an address (raw or user-friendly)',
+    defaultDoc: "unset: the devnet's own root on the devnet, else mainnet's root (config param 4)",
+    // stored as the raw address
+    parse: (raw: string) => tryParseAccountId(raw) ?? undefined,
+    doc: 'Deposit indexer: root DNS resolver for `/resolve/{domain}` — config parameter 4 of the network (set it for testnet).',
+  } satisfies Setting<string | undefined>,
   webhookAllowLoopback: bool({
     env: 'TONWATCH_WEBHOOK_ALLOW_LOOPBACK',
     default: (c) => c.chain === 'devnet',

@@ -4,7 +4,7 @@
 // paths write idempotent rows from the same deterministic extraction.
 import type { Logger } from 'pino';
 import { startConsumer, type Consumer } from '../bus/consumer.js';
-import type { EventBatch } from '../bus/events.js';
+import { positionSeqno, type EventBatch } from '../bus/events.js';
 import type { EventLog } from '../bus/types.js';
 import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
@@ -40,8 +40,8 @@ export interface TrackResult {
 /** The last block live tracking applied. */
 export interface AppliedBlock {
   mcSeqno: number;
-  genUtime: number;
-  appliedAt: number;
+  /** Generation time of that block; null when only the consumer's cursor is known (after a start). */
+  genUtime: number | null;
 }
 
 export class Indexer {
@@ -87,6 +87,8 @@ export class Indexer {
       afterCommit: (batch) => this.committed(batch),
       onGap: () => void this.onGap(),
     });
+    // until the next block arrives, the consumer's cursor says where live tracking stands
+    if (this.consumer.position >= 0) this.applied = { mcSeqno: positionSeqno(this.consumer.position), genUtime: null };
     this.backfill.start();
   }
 
@@ -121,23 +123,31 @@ export class Indexer {
   private committed(batch: EventBatch): void {
     if (batch.kind !== 'block') return;
     const mc = batch.events.find((e) => e.type === 'block' && e.block.workchain === -1);
-    const genUtime = mc?.type === 'block' ? mc.block.genUtime : (this.applied?.genUtime ?? 0);
-    const now = this.opts.now();
-    this.applied = { mcSeqno: batch.mcSeqno, genUtime, appliedAt: now };
+    const genUtime = mc?.type === 'block' ? mc.block.genUtime : null;
+    this.applied = { mcSeqno: batch.mcSeqno, genUtime };
     this.opts.metrics?.lastSeqno.set(batch.mcSeqno);
-    this.opts.metrics?.latencySeconds.set(Math.max(0, now / 1000 - genUtime));
+    if (genUtime !== null) this.opts.metrics?.latencySeconds.set(Math.max(0, this.opts.now() / 1000 - genUtime));
   }
 
   /** Live tracking missed events that expired from the log: every entry re-walks from its state. */
   private async onGap(): Promise<void> {
     this.opts.metrics?.gaps.inc();
     try {
-      const n = await requestResyncAll(asDb(this.opts.store.db), this.opts.now());
+      const n = await this.resyncAll();
       this.opts.logger.warn({ entries: n }, 'indexer missed events; every tracked entry resyncs from its chain state');
-      this.backfill.wake();
     } catch (err) {
       this.opts.logger.error({ err }, 'indexer could not request a resync after a gap');
     }
+  }
+
+  /**
+   * Every entry walks again from its current chain state down to where its processed history is
+   * whole: fills whatever live tracking did not see. Returns how many entries were asked.
+   */
+  async resyncAll(): Promise<number> {
+    const n = await requestResyncAll(asDb(this.opts.store.db), this.opts.now());
+    this.backfill.wake();
+    return n;
   }
 
   /**

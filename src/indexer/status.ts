@@ -27,7 +27,9 @@ export class IndexerStatus {
     const counts = await backfillCounts(asDb(this.store.db));
     this.metrics?.backfillPending.set(counts.walking);
     // Caught up with the head: the lag is zero whatever the block's age (quiet chains make no blocks).
-    const latency = applied === null ? null : head !== null && applied.mcSeqno >= head ? 0 : Math.max(0, this.now() / 1000 - applied.genUtime);
+    let latency: number | null = null;
+    if (applied && head !== null && applied.mcSeqno >= head) latency = 0;
+    else if (applied?.genUtime != null) latency = Math.max(0, this.now() / 1000 - applied.genUtime);
     return {
       rest_online: true,
       indexing_latency: latency === null ? null : Math.round(latency * 1000) / 1000,

@@ -1,6 +1,6 @@
 // The indexer's queries, the same on SQLite and PostgreSQL. Writes are idempotent (a transaction
 // processed twice — by the backfill walk and by live tracking — leaves the same rows).
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { AccountId, HashHex } from '../chain/model.js';
 import { toNum } from '../store/db.js';
 import { CLAIMS, TON, type Asset, type Extraction, type TransferRecord } from './extract.js';
@@ -236,9 +236,9 @@ export async function backfillCounts(db: Db): Promise<BackfillCounts> {
     .selectFrom('indexer_tracked')
     .select((eb) => [
       eb.fn.countAll().as('entries'),
-      eb.fn.sum(eb.case().when('backfill_done', '=', 1n).then(1n).else(0n).end()).as('done'),
+      eb.fn.sum('backfill_done').as('done'),
       eb.fn.sum('pending').as('walking'),
-      eb.fn.sum(eb.case().when('error', 'is not', null).then(1n).else(0n).end()).as('failing'),
+      sql<number>`sum(case when error is null then 0 else 1 end)`.as('failing'),
     ])
     .executeTakeFirstOrThrow();
   return { entries: toNum(row.entries), done: toNum(row.done), walking: toNum(row.walking), failing: toNum(row.failing) };

@@ -7,5 +7,6 @@ export const componentFactories: Array<{ name: string; load: () => Promise<Compo
   { name: 'streaming', load: async () => (await import('../streaming/index.js')).streamingComponent },
   { name: 'webhooks', load: async () => (await import('../webhooks/index.js')).webhooksComponent },
   { name: 'invoices', load: async () => (await import('../invoices/index.js')).invoicesComponent },
+  { name: 'indexer', load: async () => (await import('../indexer/index.js')).indexerComponent },
   { name: 'console', load: async () => (await import('../console/index.js')).consoleComponent },
 ];

@@ -1,0 +1,158 @@
+// Backfill walks on a real devnet and a real store (SQLite and PostgreSQL): a walk interrupted by
+// a failing chain source resumes after a restart where it stopped, and events live tracking missed
+// (expired from the event log) are filled by a resync walk. Histories end equal to the ground truth.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { StoreEventLog } from '../bus/store-log.js';
+import { writeCursor } from '../bus/cursors.js';
+import { makePosition, type EventBatch } from '../bus/events.js';
+import { openTestDevnet, type TestDevnet } from '../chain/devnet/testing.js';
+import { settle } from '../chain/devnet/genesis.js';
+import type { ChainSource } from '../chain/source.js';
+import type { Store } from '../store/db.js';
+import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
+import { TON } from './extract.js';
+import { Indexer } from './indexer.js';
+import { IndexerQueries } from './queries.js';
+import { asDb, getTracked, historyRows } from './store.js';
+import { chainHistory, newestFirst, tonTruth } from './testing.js';
+
+let devnet: TestDevnet;
+const id = (name: string) => devnet.directory.wallets.find((w) => w.name === name)!.id;
+const logger = pino({ level: 'silent' });
+
+/** The devnet as a chain source whose getTransactions fails from call `failFrom` on (a node going away). */
+function failingAfter(source: ChainSource, failFrom: number): ChainSource & { calls: number } {
+  const state = { calls: 0 };
+  return new Proxy(source, {
+    get(target, prop) {
+      if (prop === 'calls') return state.calls;
+      if (prop === 'getTransactions') {
+        return async (...args: Parameters<ChainSource['getTransactions']>) => {
+          state.calls++;
+          if (state.calls >= failFrom) throw new Error('liteserver timeout');
+          return target.getTransactions(...args);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as ChainSource & { calls: number };
+}
+
+async function until<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function historyOf(store: Store, owner: string) {
+  const rows = await historyRows(asDb(store.db), { asset: TON, owner, limit: 10_000 });
+  return rows.map((r) => ({ hash: r.hash, lt: Number(r.lt), direction: r.direction, kind: r.kind, status: r.status, amount: r.amount, comment: r.comment }));
+}
+
+async function truthOf(owner: string) {
+  const truth = newestFirst((await chainHistory(devnet.chain, owner)).flatMap((tx) => tonTruth(tx, owner)));
+  return truth.map((t) => ({ hash: t.hash, lt: t.lt, direction: t.direction, kind: t.kind, status: t.status, amount: t.amount, comment: t.comment }));
+}
+
+beforeAll(async () => {
+  devnet = await openTestDevnet();
+  // give carol a history of several getTransactions pages
+  for (let i = 0; i < 40; i++) await devnet.control.send({ from: i % 2 ? 'bob' : 'dave', to: 'carol', amount: String(10_000_000 + i), comment: `deposit ${i}` });
+  await settle(devnet.chain);
+}, 120_000);
+
+afterAll(async () => {
+  await devnet?.close();
+});
+
+describe.each(dialects)('backfill on %s', (dialect) => {
+  let store: Store;
+  let log: StoreEventLog;
+  const indexers: Indexer[] = [];
+  const open = (source: ChainSource) => {
+    const indexer = new Indexer({ store, source, events: log, logger, backfillConcurrency: 2, now: Date.now, consumerName: 'indexer-test' });
+    indexers.push(indexer);
+    return indexer;
+  };
+
+  beforeAll(async () => {
+    store = await openTestStore(dialect);
+    log = new StoreEventLog(store, { retentionMs: 3_600_000 });
+    await log.open();
+  });
+  afterAll(async () => {
+    for (const i of indexers) await i.stop();
+    await dropTestStore(store);
+  });
+
+  it('resumes an interrupted walk after a restart, from where it stopped, to the contract\'s creation', async () => {
+    const carol = id('carol');
+    const txCount = (await chainHistory(devnet.chain, carol)).length;
+    expect(txCount).toBeGreaterThan(40);
+
+    const broken = failingAfter(devnet.chain, 3);
+    const first = open(broken);
+    await first.start();
+    await first.track(TON, carol);
+    const failed = await until('the walk to fail', async () => {
+      const row = await getTracked(asDb(store.db), { asset: TON, owner: carol });
+      return row?.error ? row : null;
+    });
+    expect(failed.error).toMatch(/liteserver timeout/);
+    expect(failed.backfill_done).toBe(0n);
+    expect(failed.walk_lt).not.toBeNull();
+    const queries = new IndexerQueries(store, devnet.chain);
+    const progress = await queries.backfill(failed);
+    expect(progress.done).toBe(false);
+    // two pages of 16 arrived before the node went away
+    expect((await historyOf(store, carol)).length).toBeGreaterThanOrEqual(32);
+    await first.stop();
+
+    // a restart with a healthy node continues from the stored walk position
+    const healthy = failingAfter(devnet.chain, Number.MAX_SAFE_INTEGER);
+    const second = open(healthy);
+    await second.start();
+    const done = await until('the walk to finish', async () => {
+      const row = await getTracked(asDb(store.db), { asset: TON, owner: carol });
+      return row?.backfill_done === 1n ? row : null;
+    });
+    expect(done).toMatchObject({ pending: 0n, walk_lt: null, error: null });
+    expect(healthy.calls).toBe(Math.ceil(txCount / 16) - 2);
+    expect(await historyOf(store, carol)).toEqual(await truthOf(carol));
+    const audit = await queries.audit({ asset: TON, owner: carol });
+    expect(audit).toMatchObject({ transactions: txCount, difference: '0', reconciled: true, missing_transactions: [] });
+    await second.stop();
+  }, 60_000);
+
+  it('fills what live tracking missed when its events expired from the log (a resync walk)', async () => {
+    const carol = id('carol');
+    // while the indexer is down, carol gets new transactions, and the log forgets old events
+    for (let i = 0; i < 5; i++) await devnet.control.send({ from: 'alice', to: 'carol', amount: String(20_000_000 + i), comment: `${dialect} away ${i}` });
+    await settle(devnet.chain);
+    const before = await new IndexerQueries(store, devnet.chain).audit({ asset: TON, owner: carol });
+    expect(before.reconciled).toBe(false);
+    expect(before.missing_transactions.length).toBeGreaterThan(0);
+
+    await writeCursor(store.db, 'consumer:indexer-test', makePosition(1, 0));
+    const seqno = devnet.chain.masterchainSeqno + 1000;
+    const batch: EventBatch = { kind: 'block', mcSeqno: seqno, firstPosition: makePosition(seqno, 0), lastPosition: makePosition(seqno, 0), events: [] };
+    await store.db.transaction().execute((trx) => log.append(trx, batch));
+    log.published(batch);
+
+    const third = open(devnet.chain);
+    await third.start();
+    await until('the resync to finish', async () => {
+      const row = await getTracked(asDb(store.db), { asset: TON, owner: carol });
+      return row && row.pending === 0n && row.resync === 0n && (await historyOf(store, carol)).some((t) => t.comment === `${dialect} away 4`);
+    });
+    expect(await historyOf(store, carol)).toEqual(await truthOf(carol));
+    const after = await new IndexerQueries(store, devnet.chain).audit({ asset: TON, owner: carol });
+    expect(after).toMatchObject({ difference: '0', reconciled: true, missing_transactions: [] });
+  }, 60_000);
+});
