@@ -25,7 +25,7 @@ const SAMPLE_EVERY_TX = 1_000;
 /** Samples before this many transactions are warm-up (caches filling, JIT). */
 const WARM_UP_TX = 6_000;
 /** Kept free at the end of the budget for the baseline and shutdown. */
-const RESERVE_MS = 30_000;
+const RESERVE_MS = 25_000;
 
 interface MemoryPoint extends MemorySample {
   transactions: number;
@@ -122,7 +122,7 @@ const bench: Benchmark = {
   name: 'devnet',
   description: 'Devnet under load: wallet transfers/s through mempool, blocks and storage, and memory over many transactions; baseline: plain @ton/sandbox running the same transfers.',
   issue: 2,
-  budgetSeconds: 200,
+  budgetSeconds: 150,
   async run(ctx) {
     const deadline = ctx.deadline ?? Date.now() + bench.budgetSeconds * 1000;
     const target = Math.round(TARGET_TRANSACTIONS * ctx.scale);
@@ -131,7 +131,7 @@ const bench: Benchmark = {
     const average = run.transactions / run.seconds;
     ctx.progress(`devnet: ${run.transactions} tx in ${run.seconds.toFixed(0)} s`);
 
-    const baselineTransfers = Math.max(200, Math.round(2_000 * ctx.scale));
+    const baselineTransfers = Math.max(200, Math.round(1_000 * ctx.scale));
     const sandbox = await sandboxBaseline(ctx, baselineTransfers);
 
     const steady = run.samples.filter((s) => s.transactions >= WARM_UP_TX);
@@ -144,7 +144,7 @@ const bench: Benchmark = {
     const rate = last.at > first.at ? (last.transactions - first.transactions) / (last.at - first.at) : average;
     const short = run.transactions < target;
     const extrapolation = short
-      ? ` Only ${run.transactions.toLocaleString('en-US')} of ${target.toLocaleString('en-US')} transactions fit in the time budget; the fitted line gives ${rss.at(target).toFixed(0)} MB RSS and ${heap.at(target).toFixed(0)} MB heap at ${target.toLocaleString('en-US')} (run \`npm run bench -- --budget-scale 3 devnet\` for the whole 100,000).`
+      ? ` Only ${run.transactions.toLocaleString('en-US')} of ${target.toLocaleString('en-US')} transactions fit in the time budget; the fitted line gives ${rss.at(target).toFixed(0)} MB RSS and ${heap.at(target).toFixed(0)} MB heap at ${target.toLocaleString('en-US')} (run \`npm run bench -- --budget-scale 4 devnet\` for the whole 100,000).`
       : '';
     const range = `from ${first.transactions.toLocaleString('en-US')} to ${last.transactions.toLocaleString('en-US')} tx`;
     const rows: BenchRow[] = [

@@ -118,7 +118,7 @@ const bench: Benchmark = {
   name: 'follower',
   description: 'Replay chain source → follower → event log in the store (transactions appended/s); baseline: the replay source alone.',
   issue: 9,
-  budgetSeconds: 100,
+  budgetSeconds: 75,
   async run(ctx) {
     const rows: BenchRow[] = [];
     const sourceTx = Math.round(600_000 * ctx.scale);
@@ -140,7 +140,7 @@ const bench: Benchmark = {
     for (const dialect of dialects) {
       const transactions = Math.round((dialect === 'sqlite' ? 300_000 : 150_000) * ctx.scale);
       ctx.progress(`follower on ${dialect}: ${transactions} transactions`);
-      const run = await followerThroughput(ctx, dialect, transactions, dialect === 'sqlite' ? 30 : 20);
+      const run = await followerThroughput(ctx, dialect, transactions, dialect === 'sqlite' ? 25 : 15);
       const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
       rows.push({
         metric: `follower → event log on ${label}: transactions appended/s`,
@@ -154,7 +154,7 @@ const bench: Benchmark = {
       });
     }
 
-    const seconds = Math.max(3, Math.round(15 * ctx.scale));
+    const seconds = Math.max(3, Math.round(10 * ctx.scale));
     ctx.progress(`append latency at ${FOLLOWER_TARGET} tx/s for ${seconds} s`);
     const latency = await appendLatency(ctx, seconds);
     rows.push({
