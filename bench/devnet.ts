@@ -122,7 +122,7 @@ const bench: Benchmark = {
   name: 'devnet',
   description: 'Devnet under load: wallet transfers/s through mempool, blocks and storage, and memory over many transactions; baseline: plain @ton/sandbox running the same transfers.',
   issue: 2,
-  budgetSeconds: 150,
+  budgetSeconds: 135,
   async run(ctx) {
     const deadline = ctx.deadline ?? Date.now() + bench.budgetSeconds * 1000;
     const target = Math.round(TARGET_TRANSACTIONS * ctx.scale);
@@ -144,7 +144,7 @@ const bench: Benchmark = {
     const rate = last.at > first.at ? (last.transactions - first.transactions) / (last.at - first.at) : average;
     const short = run.transactions < target;
     const extrapolation = short
-      ? ` Only ${run.transactions.toLocaleString('en-US')} of ${target.toLocaleString('en-US')} transactions fit in the time budget; the fitted line gives ${rss.at(target).toFixed(0)} MB RSS and ${heap.at(target).toFixed(0)} MB heap at ${target.toLocaleString('en-US')} (run \`npm run bench -- --budget-scale 4 devnet\` for the whole 100,000).`
+      ? ` Only ${run.transactions.toLocaleString('en-US')} of ${target.toLocaleString('en-US')} transactions fit in the time budget; the fitted line gives ${rss.at(target).toFixed(0)} MB RSS and ${heap.at(target).toFixed(0)} MB heap at ${target.toLocaleString('en-US')} (run \`npm run bench -- --budget-scale 5 devnet\` for the whole 100,000).`
       : '';
     const range = `from ${first.transactions.toLocaleString('en-US')} to ${last.transactions.toLocaleString('en-US')} tx`;
     const rows: BenchRow[] = [
