@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatUnits, parseAmount, minUnits } from '../../web/src/lib/units.js';
 import { formatDuration, MAX_LIFETIME_SECONDS, parseCustomLifetime } from '../../web/src/lib/lifetime.js';
-import { dailyTotals, windowStart } from '../../web/src/lib/daily.js';
+import { dailyTotals } from '../../web/src/lib/daily.js';
 
 describe('parseAmount', () => {
   it('converts decimals to units exactly, where floating point would not', () => {
@@ -70,25 +70,22 @@ describe('custom lifetime', () => {
 });
 
 describe('dailyTotals', () => {
-  it('sums paid amounts per local day exactly, with empty days as zero', () => {
-    const now = Math.floor(new Date(2024, 4, 20, 15, 0, 0).getTime() / 1000);
-    const at = (day: number, hour: number) => Math.floor(new Date(2024, 4, day, hour).getTime() / 1000);
+  it('spreads the API\'s paid_per_day over every UTC day of the window, summing exactly', () => {
+    const now = Date.UTC(2024, 4, 20, 15) / 1000;
+    const midnight = (d: number) => Date.UTC(2024, 4, d) / 1000;
     const totals = dailyTotals(
       [
-        { date_paid: at(20, 1), amount: '9007199254740993' },
-        { date_paid: at(20, 23), amount: '7' },
-        { date_paid: at(18, 12), amount: '1000' },
-        { date_paid: at(10, 12), amount: '5' }, // before the window
-        { amount: '3' }, // not paid
+        { day: midnight(20), amount: '9007199254740993', count: 1 },
+        { day: midnight(18), amount: '1000', count: 2 },
+        { day: midnight(10), amount: '5', count: 1 }, // before the window
       ],
       3,
       now,
     );
     expect(totals.map((t) => [t.day, t.units.toString(), t.count])).toEqual([
-      ['2024-05-18', '1000', 1],
+      ['2024-05-18', '1000', 2],
       ['2024-05-19', '0', 0],
-      ['2024-05-20', '9007199254741000', 2],
+      ['2024-05-20', '9007199254740993', 1],
     ]);
-    expect(windowStart(3, now)).toBe(Math.floor(new Date(2024, 4, 18).getTime() / 1000));
   });
 });

@@ -56,6 +56,7 @@ describe('console in Chromium', () => {
   let appToken = '';
   let invoiceId = '';
   let paymentLink = '';
+  const secrets: string[] = [];
 
   beforeAll(async () => {
     [consoleDir, receiver] = await Promise.all([buildConsole(), startReceiver()]);
@@ -248,11 +249,58 @@ describe('console in Chromium', () => {
     }
   });
 
+  it('works with an application token, by keyboard alone, and regenerates the token in place', async () => {
+    const tokenContext = await browser.newContext({ viewport: { width: 1024, height: 800 } });
+    try {
+      const tab = await tokenContext.newPage();
+      const seen = recordRequests(tab);
+      tab.setDefaultTimeout(15_000);
+      await tab.goto(`${svc.url}/console/`);
+      // Keyboard only: the key field has focus, Enter submits.
+      await expect.poll(() => tab.evaluate('document.activeElement && document.activeElement.getAttribute("name")')).toBe('key');
+      await tab.keyboard.type(appToken);
+      await tab.keyboard.press('Enter');
+      await tab.getByRole('heading', { name: 'Invoices', level: 1 }).waitFor();
+      await tab.locator(`tr[data-invoice-id="${invoiceId}"]`).waitFor();
+      // An application token sees neither the applications list nor the account webhooks.
+      expect(await tab.getByRole('link', { name: 'Applications' }).count()).toBe(0);
+      expect(await tab.getByRole('link', { name: 'Account webhooks' }).count()).toBe(0);
+      // The skip link comes first; the page heading holds focus after navigation, and the
+      // navigation is reached backwards from it in order.
+      expect(await tab.evaluate('document.querySelector("a, button, input, select, textarea").textContent')).toBe('Skip to content');
+      expect(await tab.evaluate('document.activeElement.tagName')).toBe('H1');
+      const back = [];
+      for (let i = 0; i < 4; i++) {
+        await tab.keyboard.press('Shift+Tab');
+        back.push(await tab.evaluate('document.activeElement.textContent'));
+      }
+      expect(back).toEqual(['Sign out', 'Statistics', 'Invoices', 'Overview']);
+      await tab.keyboard.press('Enter');
+      await tab.getByRole('heading', { name: 'Coffee shop', level: 1 }).waitFor();
+
+      tab.once('dialog', (d) => void d.accept());
+      await tab.getByRole('button', { name: 'Regenerate' }).click();
+      const fresh = (await tab.locator('[data-token]').textContent())!.trim();
+      expect(fresh).toMatch(/^tw_/);
+      expect(fresh).not.toBe(appToken);
+      expect((await svc.api('/api/v1/services/invoices', { auth: appToken })).status).toBe(401);
+      await screenshot(tab, 'token-regenerated');
+      // The session moved to the new token: the invoice list still loads.
+      await tab.getByRole('link', { name: 'Invoices', exact: true }).click();
+      await tab.locator(`tr[data-invoice-id="${invoiceId}"]`).waitFor();
+      expect(await tab.getByRole('heading', { name: 'Invoices', level: 1 }).count()).toBe(1);
+      requests.push(...seen);
+      secrets.push(fresh);
+    } finally {
+      await tokenContext.close();
+    }
+  });
+
   it('made only documented public API calls, with no key in any URL', async () => {
     const openapi = (await (await svc.api('/docs/json')).json()) as { paths: Record<string, Record<string, unknown>> };
     const apiCalls = requests.filter((r) => !new URL(r.url).pathname.startsWith('/console'));
     expect(apiCalls.length).toBeGreaterThan(20);
     expect(undocumentedCalls(requests, svc.url, openapi)).toEqual([]);
-    for (const secret of [svc.adminKeySecret, appToken]) expect(requests.filter((r) => r.url.includes(secret))).toEqual([]);
+    for (const secret of [svc.adminKeySecret, appToken, ...secrets]) expect(requests.filter((r) => r.url.includes(secret))).toEqual([]);
   });
 });

@@ -45,7 +45,7 @@ export function AppWebhooks({ app, onChange }: { app: Application; onChange(): P
         Every invoice status change (paid, expired, cancelled, overpaid) is POSTed as the invoice JSON to each URL, signed per Standard Webhooks with the
         URL's signing secret.
       </p>
-      <form class="row" onSubmit={add} noValidate aria-label="Add a webhook URL">
+      <form class="row top" onSubmit={add} noValidate aria-label="Add a webhook URL">
         <div style={{ flex: '1 1 320px' }}>
           <Field label="Webhook URL" error={urlError}>
             {({ id, describedBy, invalid }) => (
@@ -86,7 +86,7 @@ export function AppWebhooks({ app, onChange }: { app: Application; onChange(): P
             </div>
           </div>
           <p>
-            <StatusBadge status={w.status} /> {w.failed_attempts > 0 && `${w.failed_attempts} failed attempts · `}last online {formatTime(w.last_online_at)}
+            <StatusBadge status={w.status} /> {w.failed_attempts > 0 && `${w.failed_attempts} failed attempt${w.failed_attempts === 1 ? '' : 's'} · `}last online {formatTime(w.last_online_at)}
           </p>
           <details>
             <summary>Signing secret</summary>

@@ -76,7 +76,7 @@ export function NewInvoicePage({ session }: PageProps) {
       </p>
       <PageHeading>New invoice</PageHeading>
       <form class="card stack" onSubmit={submit} noValidate aria-label="New invoice">
-        <div class="row">
+        <div class="row top">
           <div style={{ flex: '1 1 200px' }}>
             <Field
               label="Amount"

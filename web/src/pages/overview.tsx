@@ -112,7 +112,7 @@ export function OverviewPage({ session, update }: PageProps) {
           ) : (
             <Facts
               items={[
-                ['Token', <code>{token.prefix}…</code>],
+                ['Token', <code>{token.prefix.endsWith('…') ? token.prefix : `${token.prefix}…`}</code>],
                 ['Created', formatTime(token.created_at)],
                 ['Last used', formatTime(token.last_used_at)],
               ]}

@@ -111,7 +111,7 @@ export function WebhookDetail({ id }: PageProps & { id: number }) {
       </Section>
 
       <Section title={`Followed accounts (${webhook.subscribed_accounts})`}>
-        <form class="row" noValidate onSubmit={(e) => submitField(e, 'accounts', () => subscribeAccounts(id, splitList(newAccounts)), () => setNewAccounts(''))}>
+        <form class="row top" noValidate onSubmit={(e) => submitField(e, 'accounts', () => subscribeAccounts(id, splitList(newAccounts)), () => setNewAccounts(''))}>
           <div style={{ flex: '1 1 320px' }}>
             <Field label="Accounts to follow" hint="One or more addresses, separated by spaces, commas or new lines" error={fieldError.accounts}>
               {({ id: fid, describedBy, invalid }) => (
@@ -164,7 +164,7 @@ export function WebhookDetail({ id }: PageProps & { id: number }) {
       </Section>
 
       <Section title="Opcodes">
-        <form class="row" noValidate onSubmit={(e) => submitField(e, 'opcode', () => setOpcode(id, newOpcode.trim(), true), () => setNewOpcode(''))}>
+        <form class="row top" noValidate onSubmit={(e) => submitField(e, 'opcode', () => setOpcode(id, newOpcode.trim(), true), () => setNewOpcode(''))}>
           <div style={{ flex: '1 1 200px' }}>
             <Field label="Opcode" hint="0x and 8 hex digits, e.g. 0x0f8a7ea5 (jetton transfer)" error={fieldError.opcode}>
               {({ id: fid, describedBy, invalid }) => <input id={fid} value={newOpcode} onInput={(e) => setNewOpcode(valueOf(e))} aria-describedby={describedBy} aria-invalid={invalid} />}

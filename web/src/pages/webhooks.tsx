@@ -69,7 +69,7 @@ function WebhookList() {
         </Section>
       )}
       <Section title="Add a webhook">
-        <form class="row" onSubmit={create} noValidate>
+        <form class="row top" onSubmit={create} noValidate>
           <div style={{ flex: '1 1 320px' }}>
             <Field label="Receiver URL" error={endpointError}>
               {({ id, describedBy, invalid }) => (
@@ -111,7 +111,7 @@ function WebhookList() {
                     </td>
                     <td data-label="Status">
                       <StatusBadge status={w.status} />
-                      {w.status_failed_attempts > 0 && <div class="hint">{w.status_failed_attempts} failed attempts</div>}
+                      {w.status_failed_attempts > 0 && <div class="hint">{w.status_failed_attempts} failed attempt{w.status_failed_attempts === 1 ? '' : 's'}</div>}
                       {w.status_reason && <div class="hint">{w.status_reason}</div>}
                     </td>
                     <td data-label="Subscriptions">
