@@ -24,13 +24,26 @@ export function invoicePayloadBase64(invoiceId: string): string {
   return cellToBoc(buildInvoicePayload(invoiceId)).toString('base64url');
 }
 
+/** User-friendly forms already computed (a handful of recipients and masters, asked on every create). */
+const friendlyForms = new Map<string, string>();
+
+function friendly(account: AccountId, bounceable: boolean, testOnly: boolean): string {
+  const key = `${account}|${bounceable}|${testOnly}`;
+  let form = friendlyForms.get(key);
+  if (form === undefined) {
+    if (friendlyForms.size > 10_000) friendlyForms.clear();
+    friendlyForms.set(key, (form = toFriendly(account, { bounceable, testOnly })));
+  }
+  return form;
+}
+
 export function paymentLink(input: LinkInput): string {
   // wallets are paid at their non-bounceable form, as wallet apps show them
-  const to = toFriendly(input.payTo, { bounceable: false, testOnly: input.testOnly });
+  const to = friendly(input.payTo, false, input.testOnly);
   let link = `ton://transfer/${to}?amount=${input.amount}&bin=${invoicePayloadBase64(input.invoiceId)}&exp=${input.dateExpire}`;
   if (input.currency === 'USDT') {
     if (!input.usdtMaster) throw new Error('a USDT invoice needs the USDT master');
-    link += `&jetton=${toFriendly(input.usdtMaster, { bounceable: true, testOnly: input.testOnly })}`;
+    link += `&jetton=${friendly(input.usdtMaster, true, input.testOnly)}`;
   }
   return link;
 }

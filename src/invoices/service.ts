@@ -3,7 +3,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ApiKeys } from '../auth/keys.js';
-import { toFriendly } from '../chain/address.js';
 import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
@@ -14,6 +13,7 @@ import { ENDPOINT_PRODUCER, type AppDirectory } from './directory.js';
 import { checkRecipient } from './eligibility.js';
 import type { ExpiryTimer } from './expiry.js';
 import { countEvents, queueWebhooks, saveInvoices } from './ledger.js';
+import { InvoiceInserts } from './inserts.js';
 import { paymentLink } from './links.js';
 import type { InvoiceMetrics } from './metrics.js';
 import { appOwnerRef, invoiceJson, type App, type Invoice, type InvoiceJson } from './model.js';
@@ -86,7 +86,11 @@ export function webhookJson(e: Endpoint): WebhookJson {
 }
 
 export class InvoicesService {
-  constructor(readonly deps: InvoicesServiceDeps) {}
+  private readonly inserts: InvoiceInserts;
+
+  constructor(readonly deps: InvoicesServiceDeps) {
+    this.inserts = new InvoiceInserts(deps.store.db);
+  }
 
   private get db(): Kysely<any> {
     return this.deps.store.db;
@@ -276,6 +280,7 @@ export class InvoicesService {
       now: this.nowSec(),
       link: (id, dateExpire) =>
         paymentLink({ invoiceId: id, payTo: app.recipient, amount: input.amount, dateExpire, currency: input.currency, usdtMaster: master, testOnly: this.deps.testOnly }),
+      insert: (row) => this.inserts.insert(row),
     });
     if (!result.replayed) {
       this.deps.metrics?.created.inc({ currency: input.currency });
@@ -309,9 +314,5 @@ export class InvoicesService {
     });
     this.deps.engine.notify();
     return view;
-  }
-
-  friendlyRecipient(app: App): string {
-    return toFriendly(app.recipient, { bounceable: false, testOnly: this.deps.testOnly });
   }
 }

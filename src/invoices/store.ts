@@ -21,6 +21,8 @@ export interface CreateInvoiceOptions {
   now: number;
   /** Builds the payment link once the id and expiry are known. */
   link(id: string, dateExpire: number): string;
+  /** Writes the row (a group commit, inserts.ts); default: an insert of its own. */
+  insert?(row: InvoiceTables['invoices']): Promise<void>;
 }
 
 /** Same body, same key → same hash; the hash covers exactly the fields that define an invoice. */
@@ -64,7 +66,9 @@ export async function createInvoice(db: Kysely<any>, o: CreateInvoiceOptions): P
     request_hash: hash,
   };
   try {
-    await invoiceDb(db).insertInto('invoices').values(row).execute();
+    // rows with an idempotency key go alone: their unique-key race is handled right here
+    if (o.insert && o.idempotencyKey === null) await o.insert(row);
+    else await invoiceDb(db).insertInto('invoices').values(row).execute();
   } catch (err) {
     // two requests with one key at once: the second sees the first's invoice
     if (o.idempotencyKey !== null && isUniqueViolation(err)) {

@@ -97,6 +97,24 @@ export function invoiceFromRow(r: InvoiceRow): Invoice {
   };
 }
 
+/** A full row for an invoice (idempotency columns left null: upserts never overwrite them). */
+export function invoiceRow(inv: Invoice): InvoiceTables['invoices'] {
+  return {
+    id: inv.id,
+    app_id: BigInt(inv.appId),
+    currency: inv.currency,
+    amount: inv.amount,
+    description: inv.description,
+    date_create: BigInt(inv.dateCreate),
+    date_expire: BigInt(inv.dateExpire),
+    pay_to: inv.payTo,
+    payment_link: inv.paymentLink,
+    idempotency_key: null,
+    request_hash: null,
+    ...invoiceChanges(inv),
+  };
+}
+
 /** The mutable columns of an invoice, for updates after a state change. */
 export function invoiceChanges(inv: Invoice) {
   return {
