@@ -1,6 +1,6 @@
 // Migrations are owned by components: each exports a list named `<component>_<nnn>_<what>`.
 // They run at start, in name order, and later additions may sort before applied ones.
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Store } from './db.js';
 import { migrationSets } from './migrations.js';
 
@@ -17,7 +17,11 @@ export async function migrate(store: Store): Promise<string[]> {
     }
   }
   const provider: MigrationProvider = { getMigrations: async () => Object.fromEntries(all) };
-  const migrator = new Migrator({ db: store.db, provider, allowUnorderedMigrations: true });
+  // Kysely looks for its own tables in every schema unless told which: name the current one, so
+  // stores in different PostgreSQL schemas (parallel tests, benchmarks) never see each other's.
+  const migrationTableSchema =
+    store.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db: store.db, provider, allowUnorderedMigrations: true, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
