@@ -2,7 +2,7 @@
 // (payments to an old recipient still count for the invoices that named it), invoices and the
 // payments matched to them. Webhook URLs are delivery endpoints (producer `invoices`, owner
 // `app:<id>`) in the delivery engine's tables.
-import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
 import type { NamedMigration } from '../store/migrate.js';
 import { dialectOf } from '../store/types.js';
 
@@ -61,7 +61,14 @@ export const invoicesMigrations: NamedMigration[] = [
         .execute();
       await db.schema.createIndex('invoices_app_created').on('invoices').columns(['app_id', 'date_create']).execute();
       await db.schema.createIndex('invoices_status_expire').on('invoices').columns(['status', 'date_expire']).execute();
-      await db.schema.createIndex('invoices_app_idempotency').on('invoices').columns(['app_id', 'idempotency_key']).unique().execute();
+      // partial: most invoices have no key, and an index entry per insert is a cost on the hot path
+      await db.schema
+        .createIndex('invoices_app_idempotency')
+        .on('invoices')
+        .columns(['app_id', 'idempotency_key'])
+        .unique()
+        .where(sql.ref('idempotency_key'), 'is not', null)
+        .execute();
 
       // One transaction pays at most one invoice: the hash is the key, so a replay records nothing twice.
       await db.schema
