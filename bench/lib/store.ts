@@ -2,11 +2,9 @@
 // in a fresh schema that is dropped afterwards, when a server is reachable.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Migrator, type Migration } from 'kysely';
 import pg from 'pg';
 import { openStore, type DialectName, type Store } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
-import { migrationSets } from '../../src/store/migrations.js';
 
 export const BENCH_PG_URL = process.env.TONWATCH_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -38,7 +36,7 @@ export async function openBenchStore(dialect: DialectName, tmpDir: string, name 
   }
   const schema = `bench_${name.replace(/[^a-z0-9_]/g, '_')}_${randomBytes(4).toString('hex')}`;
   const store = await openStore({ databaseUrl: BENCH_PG_URL, pgSchema: schema, pgPoolSize: 4 });
-  await migrateInSchema(store, schema);
+  await migrate(store);
   return {
     store,
     close: async () => {
@@ -54,20 +52,3 @@ export async function openBenchStore(dialect: DialectName, tmpDir: string, name 
   };
 }
 
-/**
- * Like `migrate`, with Kysely's bookkeeping tables pinned to our schema: without that, Kysely's
- * existence check sees another schema's `kysely_migration_lock` (parallel tests) and never
- * creates ours ("relation kysely_migration_lock does not exist").
- */
-async function migrateInSchema(store: Store, schema: string): Promise<void> {
-  const all: Record<string, Migration> = {};
-  for (const set of migrationSets) for (const m of set) all[m.name] = { up: m.up, down: m.down };
-  const migrator = new Migrator({
-    db: store.db,
-    provider: { getMigrations: async () => all },
-    allowUnorderedMigrations: true,
-    migrationTableSchema: schema,
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-}
