@@ -41,7 +41,7 @@ export const indexerComponent: ComponentFactory = (ctx) => {
     backfillConcurrency: ctx.config.indexerBackfillConcurrency,
     now: ctx.now,
   });
-  const queries = new IndexerQueries(ctx.store, ctx.source);
+  const queries = new IndexerQueries(ctx.store, ctx.source, ctx.now);
   const status = new IndexerStatus(indexer, ctx.store, ctx.source, ctx.now, metrics);
   const dnsRoot = dnsRootOf(ctx.source, ctx.config.indexerDnsRoot);
   let started = false;

@@ -218,6 +218,44 @@ describe('deposit indexer on the devnet', () => {
     expect(after.slice(sent.length)).toEqual(before);
   }, 120_000);
 
+  it('audits between two points: from the checkpoint an earlier audit left to the head', async () => {
+    const exchange = id('exchange');
+    const usdt = master('usdt');
+    const first = await json(`/account/${exchange}/audit`);
+    const firstJetton = await json(`/jetton/${usdt}/${exchange}/audit`);
+    expect(first.body).toMatchObject({ from: { point: 'creation', balance: '0', last_lt: 0 }, reconciled: true });
+    const since = first.body.to.mc_seqno;
+
+    await control('send', { from: 'alice', to: 'exchange', amount: '3000000000', comment: 'after checkpoint' });
+    await control('send', { from: 'exchange', to: 'carol', amount: '1000000000', comment: 'payout 3' });
+    await control('jetton/send', { from: 'bob', jetton: 'usdt', to: 'exchange', amount: '4000000', comment: 'after checkpoint' });
+    await service.settle();
+    await caughtUp();
+
+    const second = await json(`/account/${exchange}/audit?since=${since}`);
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({
+      from: { point: 'checkpoint', mc_seqno: since, last_lt: first.body.to.last_lt, balance: first.body.to.balance },
+      difference: '0',
+      missing_transactions: [],
+      reconciled: true,
+    });
+    // only what happened after the checkpoint is counted
+    const recent = (await history(`/account/${exchange}`)).filter((t) => t.lt > first.body.to.last_lt);
+    expect(second.body.transactions).toBe(new Set(recent.map((t) => t.hash)).size);
+    expect(BigInt(second.body.transfers_in)).toBe(recent.filter((t) => t.direction === 'in').reduce((n, t) => n + BigInt(t.amount), 0n));
+    expect(recent.find((t) => t.comment === 'payout 3')).toMatchObject({ direction: 'out', amount: '1000000000' });
+    expect(BigInt(second.body.transfers_out)).toBe(recent.filter((t) => t.direction === 'out').reduce((n, t) => n + BigInt(t.amount), 0n));
+    expect(BigInt(second.body.to.balance) - BigInt(first.body.to.balance)).toBe(BigInt(second.body.actual_change));
+
+    const jetton = await json(`/jetton/${usdt}/${exchange}/audit?since=${firstJetton.body.to.mc_seqno}`);
+    expect(jetton.body).toMatchObject({ transfers_in: '4000000', transfers_out: '0', difference: '0', reconciled: true });
+
+    const unknown = await json(`/account/${exchange}/audit?since=1`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.field).toBe('since');
+  }, 60_000);
+
   it('resolves .ton names down the resolver chain; unknown names are 404, malformed 400', async () => {
     const alice = await json('/resolve/alice.ton');
     expect(alice.status).toBe(200);

@@ -72,4 +72,21 @@ export const indexerMigrations: NamedMigration[] = [
       await db.schema.createIndex('indexer_transfers_hash').on('indexer_transfers').columns(['asset', 'owner', 'hash']).execute();
     },
   },
+  {
+    name: 'indexer_002_audit_checkpoints',
+    async up(db: Kysely<any>) {
+      // Balances on chain seen by audits: later audits reconcile from one of them to the head.
+      await db.schema
+        .createTable('indexer_checkpoints')
+        .addColumn('asset', 'text', (c) => c.notNull())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('mc_seqno', 'bigint', (c) => c.notNull())
+        .addColumn('last_lt', 'bigint', (c) => c.notNull())
+        .addColumn('last_hash', 'text', (c) => c.notNull())
+        .addColumn('balance', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('indexer_checkpoints_pk', ['asset', 'owner', 'mc_seqno'])
+        .execute();
+    },
+  },
 ];

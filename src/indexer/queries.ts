@@ -7,18 +7,8 @@ import type { Store } from '../store/db.js';
 import { chainCall, jettonBalance } from './chain.js';
 import { TON, type Asset } from './extract.js';
 import { cursorToken, transferJson, type TransferJson } from './json.js';
-import {
-  asDb,
-  getTracked,
-  historyRows,
-  ledgerBounds,
-  ledgerLines,
-  rowsByHash,
-  trackedJettonWallets,
-  transfersUpTo,
-  type EntryKey,
-  type HistoryCursor,
-} from './store.js';
+import { audit } from './audit.js';
+import { asDb, getTracked, historyRows, ledgerBounds, rowsByHash, trackedJettonWallets, type EntryKey, type HistoryCursor } from './store.js';
 import type { TrackedRow } from './tables.js';
 
 export interface BackfillJson {
@@ -31,6 +21,7 @@ export class IndexerQueries {
   constructor(
     private readonly store: Store,
     private readonly source: ChainSource,
+    private readonly now: () => number = Date.now,
   ) {}
 
   private get db() {
@@ -91,68 +82,11 @@ export class IndexerQueries {
     };
   }
 
-  /**
-   * Reconciles the entry's history with the chain, from the contract's creation (balance 0) to the
-   * chain source's head: opening balance + transfers in − transfers out − fees must equal the
-   * balance on chain. The prev-link chain of processed transactions must also be whole.
-   */
-  async audit(key: EntryKey) {
+  /** The audit from the contract's creation, or from the checkpoint an earlier audit left at `since`. */
+  async audit(key: EntryKey, since?: number) {
     const row = await this.entry(key);
-    const state = await chainCall('reading the account state', () => this.source.getAccountState(row.contract));
-    const closing = key.asset === TON ? state.balance : state.status === 'active' ? await jettonBalance(this.source, row.contract) : 0n;
-    const lines = state.lastTxLt > 0n ? await ledgerLines(this.db, key, state.lastTxLt) : [];
-    const transfers = state.lastTxLt > 0n ? await transfersUpTo(this.db, key, state.lastTxLt) : [];
-
-    let incoming = 0n;
-    let outgoing = 0n;
-    for (const t of transfers) {
-      // TON: every recorded movement happened on chain (a bounced deposit arrived, then left as a
-      // refund record). Jettons: only movements the wallet executed changed its balance.
-      if (key.asset !== TON && t.status !== 'ok') continue;
-      if (t.direction === 'in') incoming += BigInt(t.amount);
-      else outgoing += BigInt(t.amount);
-    }
-    const fees = key.asset === TON ? lines.reduce((sum, l) => sum + BigInt(l.fee), 0n) : 0n;
-    const expected = incoming - outgoing - fees;
-    const breaks = chainBreaks(lines, state.lastTxLt, state.lastTxHash);
-    return {
-      address: key.owner,
-      ...(key.asset === TON ? {} : { jetton: key.asset, jetton_wallet: row.contract }),
-      from: { point: 'creation', balance: '0' },
-      to: { point: 'head', mc_seqno: state.mcSeqno, last_lt: Number(state.lastTxLt), balance: closing.toString() },
-      transactions: lines.length,
-      transfers_in: incoming.toString(),
-      transfers_out: outgoing.toString(),
-      fees: fees.toString(),
-      expected_change: expected.toString(),
-      actual_change: closing.toString(),
-      difference: (closing - expected).toString(),
-      missing_transactions: breaks,
-      reconciled: closing === expected && breaks.length === 0,
-    };
+    return audit(this.db, this.source, row, since, this.now());
   }
-}
-
-/**
- * Where the processed chain from the state's last transaction down to the first one is broken:
- * each item names a transaction that should be there (by its successor's prev link) and is not.
- */
-export function chainBreaks(lines: { lt: bigint; hash: string; prev_lt: bigint; prev_hash: string }[], lastLt: bigint, lastHash: string) {
-  const breaks: { lt: number; hash: string }[] = [];
-  if (lastLt === 0n) return breaks;
-  let expect = { lt: lastLt, hash: lastHash };
-  for (const line of lines) {
-    if (expect.lt === 0n) break;
-    if (BigInt(line.lt) > expect.lt) continue;
-    if (BigInt(line.lt) !== expect.lt || line.hash !== expect.hash) {
-      breaks.push({ lt: Number(expect.lt), hash: expect.hash });
-      if (breaks.length >= 20) return breaks;
-      // resynchronise on this line: everything between is missing as far as we know
-    }
-    expect = { lt: BigInt(line.prev_lt), hash: line.prev_hash };
-  }
-  if (expect.lt !== 0n && breaks.length < 20) breaks.push({ lt: Number(expect.lt), hash: expect.hash });
-  return breaks;
 }
 
 export type { Asset };

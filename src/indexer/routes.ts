@@ -134,13 +134,19 @@ export async function indexerRoutes(fastify: FastifyInstance, opts: IndexerRoute
   );
   app.get(
     '/account/:address/audit',
-    { config, schema: { tags, summary: 'Reconcile the TON history with the balance on chain (creation → head)', params: S.AddressParams, response: { 200: S.Audit, ...errors } } },
-    async (req) => queries.audit(tonKey(req.params)),
+    {
+      config,
+      schema: { tags, summary: 'Reconcile the TON history with the balance on chain (creation or a checkpoint → head)', params: S.AddressParams, querystring: S.AuditQuery, response: { 200: S.Audit, ...errors } },
+    },
+    async (req) => queries.audit(tonKey(req.params), req.query.since),
   );
   app.get(
     '/jetton/:jetton/:address/audit',
-    { config, schema: { tags, summary: 'Reconcile the jetton history with the wallet balance on chain (creation → head)', params: S.JettonParams, response: { 200: S.Audit, ...errors } } },
-    async (req) => queries.audit(jettonKey(req.params)),
+    {
+      config,
+      schema: { tags, summary: 'Reconcile the jetton history with the wallet balance on chain (creation or a checkpoint → head)', params: S.JettonParams, querystring: S.AuditQuery, response: { 200: S.Audit, ...errors } },
+    },
+    async (req) => queries.audit(jettonKey(req.params), req.query.since),
   );
   app.get(
     '/resolve/:domain',

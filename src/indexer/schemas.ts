@@ -84,12 +84,23 @@ export const Tracked = Type.Object({
   backfill: Backfill,
 });
 
+export const AuditQuery = Type.Object({
+  since: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Start at the checkpoint an earlier audit left at this masterchain seqno (its to.mc_seqno); default: the contract\'s creation' }),
+  ),
+});
+
 export const Audit = Type.Object({
   address: Account,
   jetton: Type.Optional(Account),
   jetton_wallet: Type.Optional(Account),
-  from: Type.Object({ point: Type.String(), balance: Type.String() }),
-  to: Type.Object({ point: Type.String(), mc_seqno: Type.Integer(), last_lt: Lt, balance: Type.String() }),
+  from: Type.Object({
+    point: Type.Union([Type.Literal('creation'), Type.Literal('checkpoint')]),
+    mc_seqno: Type.Union([Type.Integer(), Type.Null()]),
+    last_lt: Lt,
+    balance: Type.String(),
+  }),
+  to: Type.Object({ point: Type.Literal('head'), mc_seqno: Type.Integer(), last_lt: Lt, balance: Type.String() }),
   transactions: Type.Integer(),
   transfers_in: Type.String(),
   transfers_out: Type.String(),

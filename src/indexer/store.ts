@@ -266,29 +266,6 @@ export async function ledgerBounds(db: Db, key: EntryKey): Promise<LedgerBounds>
   };
 }
 
-/** Ledger lines of an entry with lt ≤ `upToLt`, newest first (for the audit). */
-export async function ledgerLines(db: Db, key: EntryKey, upToLt: bigint): Promise<TransactionRow[]> {
-  return db
-    .selectFrom('indexer_transactions')
-    .selectAll()
-    .where('asset', '=', key.asset)
-    .where('owner', '=', key.owner)
-    .where('lt', '<=', upToLt)
-    .orderBy('lt', 'desc')
-    .execute();
-}
-
-/** Transfers of an entry (claims excluded) with lt ≤ `upToLt`. */
-export async function transfersUpTo(db: Db, key: EntryKey, upToLt: bigint): Promise<TransferRow[]> {
-  return db
-    .selectFrom('indexer_transfers')
-    .selectAll()
-    .where('asset', '=', key.asset)
-    .where('owner', '=', key.owner)
-    .where('lt', '<=', upToLt)
-    .execute();
-}
-
 /** Position in a history, newest first: items strictly after it come next. */
 export type HistoryCursor = { lt: bigint } | { lt: bigint; hash: HashHex; idx: number };
 

@@ -48,8 +48,19 @@ export interface TransferRow {
   source: string | null;
 }
 
+export interface CheckpointRow {
+  asset: string;
+  owner: string;
+  mc_seqno: bigint;
+  last_lt: bigint;
+  last_hash: string;
+  balance: string;
+  created_at: bigint;
+}
+
 export interface IndexerTables {
   indexer_tracked: TrackedRow;
   indexer_transactions: TransactionRow;
   indexer_transfers: TransferRow;
+  indexer_checkpoints: CheckpointRow;
 }
