@@ -113,15 +113,17 @@ async function paymentLatency(ctx: BenchContext, svc: RunningService, admin: str
     const { token } = await api<{ token: string }>(svc, admin, `${B}/app`, { method: 'POST', json: { name: 'Bench hooks', recipient_address: merchant, webhooks: [receiver.url] } });
     const rounds = Math.max(2, Math.round(8 * ctx.scale));
     const perBlock = 50;
+    // one more round first, not timed: the first block through the matcher runs cold (JIT)
+    const warmUp = 1;
     const invoices: InvoiceJson[] = [];
-    for (let i = 0; i < rounds * perBlock; i++) {
+    for (let i = 0; i < (warmUp + rounds) * perBlock; i++) {
       invoices.push(await api<InvoiceJson>(svc, admin, `${B}/invoice`, { method: 'POST', token, json: { amount: String(10_000_000 + i), life_time: 3600, currency: 'TON' } }));
     }
     const chain = svc.source as DevnetChain;
     const bob = chain.directory!.wallets.find((w) => w.name === 'bob')!;
     const blockAt = new Map<string, number>();
     ctx.progress(`${rounds} blocks of ${perBlock} invoice payments`);
-    for (let r = 0; r < rounds; r++) {
+    for (let r = 0; r < warmUp + rounds; r++) {
       const mine = invoices.slice(r * perBlock, (r + 1) * perBlock);
       await sendFromWallet(
         chain,
@@ -136,7 +138,7 @@ async function paymentLatency(ctx: BenchContext, svc: RunningService, admin: str
       await new Promise((res) => setTimeout(res, 50));
       await chain.produceBlock();
       const at = Date.now();
-      for (const inv of mine) blockAt.set(inv.id, at);
+      if (r >= warmUp) for (const inv of mine) blockAt.set(inv.id, at);
       await until(() => receiver.requests.length >= (r + 1) * perBlock, 10_000, `webhooks of block ${r + 1}`);
     }
     const first = new Map<string, number>();
@@ -153,7 +155,7 @@ async function paymentLatency(ctx: BenchContext, svc: RunningService, admin: str
         unit: 'ms',
         target: `< ${LATENCY_TARGET_MS} ms`,
         met: p99 < LATENCY_TARGET_MS && latencies.length === rounds * perBlock,
-        note: `p50 ${percentile(latencies, 50)} ms, max ${Math.max(...latencies)} ms over ${latencies.length} payments in ${rounds} devnet blocks: follower, matcher, outbox, delivery to a local receiver`,
+        note: `p50 ${percentile(latencies, 50)} ms, max ${Math.max(...latencies)} ms over ${latencies.length} payments in ${rounds} devnet blocks (after ${warmUp} untimed): follower, matcher, outbox, delivery to a local receiver in the same process`,
       },
     ];
   } finally {
@@ -165,7 +167,7 @@ const bench: Benchmark = {
   name: 'invoices',
   description: 'Invoice creation over HTTP (autocannon in its own process) on the embedded store, baseline GET /healthz on the same server; block carrying a payment → first webhook attempt.',
   issue: 6,
-  budgetSeconds: 90,
+  budgetSeconds: 75,
   async run(ctx) {
     const admin = `tw_bench_admin_${randomBytes(12).toString('hex')}`;
     const config = loadConfig({
