@@ -71,6 +71,35 @@ afterAll(async () => {
   await devnet?.close();
 });
 
+describe('without a chain node', () => {
+  it('answers 503 naming the node, and tracks nothing', async () => {
+    const store = await openTestStore('sqlite');
+    const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
+    await log.open();
+    const down = new Proxy(devnet.chain, {
+      get(target, prop) {
+        if (prop === 'getAccountState' || prop === 'runGetMethod') return async () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.1:4924'));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as ChainSource;
+    const indexer = new Indexer({ store, source: down, events: log, logger, backfillConcurrency: 1, now: Date.now });
+    try {
+      await indexer.start();
+      const failure = await indexer.track(TON, id('dave')).then(() => null, (err: unknown) => err);
+      expect(failure).toMatchObject({ statusCode: 503, details: { error_code: 'no_node' } });
+      expect((failure as Error).message).toMatch(/ECONNREFUSED/);
+      expect(indexer.tracked.size).toBe(0);
+      expect(await getTracked(asDb(store.db), { asset: TON, owner: id('dave') })).toBeUndefined();
+      const master = devnet.directory.jettons[0]!.masterId;
+      await expect(indexer.track(master, id('dave'))).rejects.toMatchObject({ statusCode: 503 });
+    } finally {
+      await indexer.stop();
+      await dropTestStore(store);
+    }
+  });
+});
+
 describe.each(dialects)('backfill on %s', (dialect) => {
   let store: Store;
   let log: StoreEventLog;

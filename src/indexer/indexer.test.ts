@@ -306,4 +306,16 @@ describe('deposit indexer on the devnet', () => {
     expect((await json(`/status`, { auth: await service.key('indexer') })).status).toBe(200);
     expect(addressToRaw(chain.directory!.dns.root)).toBe(chain.directory!.dns.rootId);
   });
+
+  it('reports status and metrics: lag, nodes, backfill progress, transfers by kind', async () => {
+    const { body } = await json('/status');
+    expect(body).toMatchObject({ rest_online: true, indexing_latency: 0, nodes: [{ network: 'devnet', online: true }] });
+    expect(body.last_processed_masterchain_seqno).toBe(body.last_known_masterchain_seqno);
+    expect(body.backfill).toMatchObject({ entries: 5, done: 5, pending: 0, failing: 0 });
+    const metrics = await (await service.api('/metrics', { auth: null })).text();
+    expect(metrics).toMatch(/^tonwatch_indexer_tracked_entries 5$/m);
+    expect(metrics).toMatch(/^tonwatch_indexer_transfers_total\{kind="deposit",status="rejected"\} [1-9]/m);
+    expect(metrics).toMatch(new RegExp(`^tonwatch_indexer_masterchain_seqno ${body.last_processed_masterchain_seqno}$`, 'm'));
+    expect(metrics).toMatch(/^tonwatch_indexer_backfill_transactions_total [1-9]/m);
+  });
 });
