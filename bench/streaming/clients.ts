@@ -109,7 +109,7 @@ async function connect(cmd: Extract<Command, { type: 'connect' }>): Promise<void
   let failed = 0;
   let firstError: string | undefined;
   // Waves keep the listen backlog and the event loop comfortable.
-  const wave = 200;
+  const wave = 500;
   for (let i = 0; i < cmd.subscriptions.length; i += wave) {
     const results = await Promise.allSettled(cmd.subscriptions.slice(i, i + wave).map((accounts) => open(cmd.url, accounts, cmd.token)));
     for (const r of results) {
@@ -130,6 +130,9 @@ const ticker = setInterval(() => {
     send({ type: 'progress', received });
   }
 }, 20);
+
+// Orphaned (the benchmark died): leave instead of holding the runner's output open.
+process.on('disconnect', () => process.exit(0));
 
 process.on('message', (cmd: Command) => {
   switch (cmd.type) {

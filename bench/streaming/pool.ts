@@ -14,6 +14,7 @@ class ClientProcess {
   constructor() {
     // tsx's loader flags come from the parent (the benchmark runs under tsx).
     this.child = fork(CLIENTS, [], { execArgv: process.execArgv.filter((a) => a !== '--expose-gc'), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child.on('error', () => {}); // a send racing the child's exit; close() copes
     this.child.on('message', (reply: Reply) => {
       if (reply.type === 'progress') this.received = reply.received;
       const i = this.waiters.findIndex((w) => w.type === reply.type);
@@ -22,10 +23,11 @@ class ClientProcess {
   }
 
   send(cmd: Command): void {
-    this.child.send(cmd);
+    if (this.child.connected) this.child.send(cmd);
   }
 
   request<T extends Reply['type']>(cmd: Command, answer: T, timeoutMs = 120_000): Promise<Extract<Reply, { type: T }>> {
+    if (!this.child.connected) return Promise.reject(new Error('client process is gone'));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`client process did not answer ${cmd.type} in ${timeoutMs} ms`)), timeoutMs);
       this.waiters.push({
@@ -42,6 +44,7 @@ class ClientProcess {
 
 export class ClientPool {
   private readonly processes: ClientProcess[];
+  private closed = false;
 
   constructor(size: number) {
     this.processes = Array.from({ length: size }, () => new ClientProcess());
@@ -86,6 +89,8 @@ export class ClientPool {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await Promise.all(this.processes.map((p) => p.request({ type: 'close' }, 'closed', 10_000).catch(() => p.child.kill())));
     await Promise.all(this.processes.map((p) => (p.child.exitCode !== null ? null : new Promise((r) => p.child.once('exit', r)))));
   }

@@ -19,6 +19,8 @@ export interface BenchServer {
   log: StoreEventLog;
   streaming: ReturnType<typeof createStreaming>;
   registry: Registry;
+  /** When a block batch was published (shared clock). */
+  publishedAt(batch: EventBatch): number;
   /** Called with [masterchain seqno, published at] entries, in batches. */
   onPublished(listener: (entries: Array<[number, number]>) => void): void;
   /** Sum of a counter or gauge over its labels. */
@@ -31,11 +33,14 @@ export async function startBenchServer(tmpDir: string): Promise<BenchServer> {
   const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
   await log.open();
   let pending: Array<[number, number]> = [];
+  const publishedAt = new Map<number, number>();
   let listener: ((entries: Array<[number, number]>) => void) | null = null;
   // Before the hub subscribes: this runs first for every batch, right before the fan-out.
   log.subscribe((batch: EventBatch) => {
     if (batch.kind !== 'block') return;
-    pending.push([Math.floor(batch.firstPosition / POSITION_STRIDE), sharedNow()]);
+    const at = sharedNow();
+    publishedAt.set(batch.mcSeqno, at);
+    pending.push([Math.floor(batch.firstPosition / POSITION_STRIDE), at]);
     if (pending.length === 1) {
       setImmediate(() => {
         const entries = pending;
@@ -66,6 +71,7 @@ export async function startBenchServer(tmpDir: string): Promise<BenchServer> {
     log,
     streaming,
     registry,
+    publishedAt: (batch) => publishedAt.get(batch.mcSeqno) ?? Number.NaN,
     onPublished: (l) => {
       listener = l;
     },

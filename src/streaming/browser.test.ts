@@ -10,11 +10,15 @@ import type { StreamHub } from './hub.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-declare global {
-  interface Window {
-    seen: { sse: Array<{ id: string; data: string }>; heartbeats: number; ws: string[]; errors: number; opens: number };
-  }
+/** What the page collects (the test's tsconfig has no DOM types: the page code reaches them through `globalThis`). */
+interface Seen {
+  sse: Array<{ id: string; data: string }>;
+  heartbeats: number;
+  ws: string[];
+  errors: number;
+  opens: number;
 }
+const seen = (): Seen => (globalThis as any).seen;
 
 async function poll<T>(page: Page, read: () => T, cond: (v: T) => boolean, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
@@ -46,26 +50,27 @@ describe('headless Chromium clients', () => {
     await page.goto(`${svc.url}/healthz`);
     await page.evaluate(
       ({ bob }) => {
-        window.seen = { sse: [], heartbeats: 0, ws: [], errors: 0, opens: 0 };
-        const es = new EventSource(`/v2/sse/accounts/transactions?accounts=${bob}&heartbeat=data`);
-        es.addEventListener('message', (e) => window.seen.sse.push({ id: (e as MessageEvent).lastEventId, data: (e as MessageEvent).data }));
-        es.addEventListener('heartbeat', () => window.seen.heartbeats++);
-        es.addEventListener('open', () => window.seen.opens++);
-        es.addEventListener('error', () => window.seen.errors++);
-        const ws = new WebSocket(`ws://${location.host}/v2/websocket`);
-        ws.onmessage = (e) => window.seen.ws.push(e.data as string);
+        const g = globalThis as any;
+        const seen: Seen = (g.seen = { sse: [], heartbeats: 0, ws: [], errors: 0, opens: 0 });
+        const es = new g.EventSource(`/v2/sse/accounts/transactions?accounts=${bob}&heartbeat=data`);
+        es.addEventListener('message', (e: any) => seen.sse.push({ id: e.lastEventId, data: e.data }));
+        es.addEventListener('heartbeat', () => seen.heartbeats++);
+        es.addEventListener('open', () => seen.opens++);
+        es.addEventListener('error', () => seen.errors++);
+        const ws = new g.WebSocket(`ws://${g.location.host}/v2/websocket`);
+        ws.onmessage = (e: any) => seen.ws.push(e.data);
         ws.onopen = () => ws.send(JSON.stringify({ id: 1, jsonrpc: '2.0', method: 'subscribe_account', params: [bob] }));
       },
       { bob },
     );
     // heartbeat=data: the browser dispatches the heartbeat, so a page can run a watchdog on it.
-    await poll(page, () => window.seen, (s) => s.heartbeats >= 1 && s.ws.length >= 1);
-    expect(JSON.parse((await page.evaluate(() => window.seen.ws[0]!)))).toEqual({ id: 1, jsonrpc: '2.0', method: 'subscribe_account', result: 'success! 1 new subscriptions created' });
+    await poll(page, seen, (s) => s.heartbeats >= 1 && s.ws.length >= 1);
+    expect(JSON.parse((await page.evaluate(() => (globalThis as any).seen.ws[0] as string)))).toEqual({ id: 1, jsonrpc: '2.0', method: 'subscribe_account', result: 'success! 1 new subscriptions created' });
 
     const start = svc.events.headPosition() ?? -1;
     await svc.api('/devnet/send', { method: 'POST', json: { from: 'alice', to: 'bob', amount: '2000000', comment: 'to the browser' } });
     await svc.settle();
-    const first = await poll(page, () => window.seen, (s) => s.sse.length >= 1 && s.ws.length >= 2);
+    const first = await poll(page, seen, (s) => s.sse.length >= 1 && s.ws.length >= 2);
     const txs = async (after: number) =>
       (await svc.events.readAfter(after, 10_000))
         .flatMap((b) => b.events)
@@ -78,11 +83,11 @@ describe('headless Chromium clients', () => {
     // Drop the SSE connection from the server side; a transaction happens while the browser is away.
     const streaming = svc.components.find((c) => c.name === 'streaming') as unknown as { hub: StreamHub };
     for (const c of [...streaming.hub.connections]) if (c.transport === 'sse') c.terminate('dead');
-    await poll(page, () => window.seen.errors, (n) => n >= 1);
+    await poll(page, () => (globalThis as any).seen.errors as number, (n) => n >= 1);
     await svc.api('/devnet/send', { method: 'POST', json: { from: 'carol', to: 'bob', amount: '3000000', comment: 'while away' } });
     await svc.settle();
     // EventSource reconnects by itself (about 3 s) sending Last-Event-ID: the missed transaction arrives once.
-    const after = await poll(page, () => window.seen, (s) => s.sse.length >= 2 && s.opens >= 2, 30_000);
+    const after = await poll(page, seen, (s) => s.sse.length >= 2 && s.opens >= 2, 30_000);
     const all = await txs(start);
     expect(all).toHaveLength(2);
     expect(after.sse.map((m) => m.id)).toEqual(all.map((e) => String(e.position)));

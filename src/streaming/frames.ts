@@ -16,6 +16,41 @@ export const SLOW_CONSUMER_ERROR = '{"error":"slow consumer"}';
 export const SSE_SLOW_CONSUMER_FRAME = Buffer.from(`event: error\ndata: ${SLOW_CONSUMER_ERROR}\n\n`);
 export const WS_SLOW_CONSUMER_FRAME = Buffer.from(`{"jsonrpc":"2.0","method":"error","params":${SLOW_CONSUMER_ERROR}}\n`);
 
+/**
+ * An HTTP/1.1 chunk (`<hex length>\r\n<data>\r\n`). SSE streams write their chunks straight to the
+ * socket, so the chunk framing is built once per event too, not once per recipient.
+ */
+export function httpChunk(data: Buffer): Buffer {
+  const head = Buffer.from(`${data.length.toString(16)}\r\n`, 'latin1');
+  const out = Buffer.allocUnsafe(head.length + data.length + 2);
+  head.copy(out, 0);
+  data.copy(out, head.length);
+  out[out.length - 2] = 0x0d;
+  out[out.length - 1] = 0x0a;
+  return out;
+}
+
+/**
+ * A complete WebSocket text frame (RFC 6455 §5.2: FIN, opcode 1, no mask — a server never masks), so
+ * every recipient gets the same bytes and no per-recipient framing is done.
+ */
+export function wsTextFrame(payload: Buffer): Buffer {
+  const n = payload.length;
+  const headLength = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+  const out = Buffer.allocUnsafe(headLength + n);
+  out[0] = 0x81;
+  if (n < 126) out[1] = n;
+  else if (n < 65_536) {
+    out[1] = 126;
+    out.writeUInt16BE(n, 2);
+  } else {
+    out[1] = 127;
+    out.writeBigUInt64BE(BigInt(n), 2);
+  }
+  payload.copy(out, headLength);
+  return out;
+}
+
 /** JSON-RPC notification method of each event type. */
 export const WS_METHOD: Record<ChainEventType, string> = {
   block: 'block',
@@ -96,7 +131,9 @@ export function wsReply(id: number | null, method: string, result: string): stri
 export class PreparedEvent {
   private payloads: Array<string | undefined> = [];
   private sse: Array<Buffer | undefined> = [];
+  private sseChunks: Array<Buffer | undefined> = [];
   private ws: Array<Buffer | undefined> = [];
+  private wsFrames: Array<Buffer | undefined> = [];
   /** Opcode of a pending message's body (mempool operation filters), computed once. */
   mempoolOpcode: number | null | undefined = undefined;
 
@@ -114,8 +151,20 @@ export class PreparedEvent {
     return (this.sse[variant] ??= sseMessageFrame(this.event.position, this.payload(variant)));
   }
 
+  /** The SSE frame as an HTTP chunk, ready for the socket. */
+  sseChunk(variant: PayloadVariant): Buffer {
+    return (this.sseChunks[variant] ??= httpChunk(this.sseFrame(variant)));
+  }
+
+  /** The JSON-RPC notification (the WebSocket message's payload). */
   wsFrame(variant: PayloadVariant, withEventId: boolean): Buffer {
     const slot = variant * 2 + (withEventId ? 1 : 0);
     return (this.ws[slot] ??= wsNotification(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null));
+  }
+
+  /** The notification as a complete WebSocket frame, ready for the socket. */
+  wsWire(variant: PayloadVariant, withEventId: boolean): Buffer {
+    const slot = variant * 2 + (withEventId ? 1 : 0);
+    return (this.wsFrames[slot] ??= wsTextFrame(this.wsFrame(variant, withEventId)));
   }
 }

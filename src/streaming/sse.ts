@@ -2,6 +2,7 @@
 // GET with query parameters or POST with the same parameters as a JSON body (long account lists).
 // Framing, headers and error texts follow compat.md §2 to the byte.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Position } from '../bus/events.js';
 import { StreamConnection } from './connection.js';
@@ -9,6 +10,7 @@ import {
   HEARTBEAT_DATA_FRAME,
   HEARTBEAT_FRAME,
   SSE_SLOW_CONSUMER_FRAME,
+  httpChunk,
   sseGapFrame,
   type PayloadVariant,
   type PreparedEvent,
@@ -24,20 +26,31 @@ export const SSE_PATHS: ReadonlyArray<readonly [string, StreamKind]> = [
   ['/v2/sse/blocks', 'blocks'],
 ];
 
+/**
+ * One SSE stream. After the headers, frames go straight to the socket as prebuilt HTTP chunks
+ * (shared by every recipient); the response object only writes the headers and the final chunk.
+ */
 export class SseConnection extends StreamConnection {
   readonly transport = 'sse' as const;
 
   constructor(
     hub: StreamHub,
     private readonly res: ServerResponse,
-    private readonly heartbeatFrame: Buffer,
+    private readonly socket: Socket,
+    /** HTTP/1.1 chunked framing; HTTP/1.0 clients get bare frames and the end of the connection. */
+    private readonly chunked: boolean,
+    heartbeatData: boolean,
   ) {
     super(hub);
+    const heartbeat = heartbeatData ? HEARTBEAT_DATA_FRAME : HEARTBEAT_FRAME;
+    this.heartbeatBytes = chunked ? httpChunk(heartbeat) : heartbeat;
   }
+
+  private readonly heartbeatBytes: Buffer;
 
   /** Writes the first heartbeat at once, so clients see 200 before any event. */
   start(): void {
-    this.res.write(this.heartbeatFrame);
+    this.socket.write(this.heartbeatBytes);
     this.lastWriteAt = Date.now();
   }
 
@@ -61,48 +74,51 @@ export class SseConnection extends StreamConnection {
   }
 
   protected frame(event: PreparedEvent, variant: PayloadVariant): Buffer {
-    return event.sseFrame(variant);
+    return this.chunked ? event.sseChunk(variant) : event.sseFrame(variant);
   }
 
   protected writeFrames(frames: Buffer[]): void {
+    if (this.socket.destroyed) return;
     if (frames.length === 1) {
-      this.res.write(frames[0]);
+      this.socket.write(frames[0]!);
       return;
     }
-    this.res.cork();
-    for (const frame of frames) this.res.write(frame);
-    this.res.uncork();
+    this.socket.cork();
+    for (const frame of frames) this.socket.write(frame);
+    this.socket.uncork();
   }
 
   bufferedBytes(): number {
-    return this.res.writableLength;
+    return this.socket.writableLength;
   }
 
   heartbeat(): void {
-    this.res.write(this.heartbeatFrame);
+    if (!this.socket.destroyed) this.socket.write(this.heartbeatBytes);
   }
 
   writeGap(lastEventId: Position, firstAvailable: Position): void {
-    this.res.write(sseGapFrame(lastEventId, firstAvailable));
+    const frame = sseGapFrame(lastEventId, firstAvailable);
+    if (!this.socket.destroyed) this.socket.write(this.chunked ? httpChunk(frame) : frame);
     this.lastWriteAt = Date.now();
   }
 
   protected closeAsSlow(): void {
-    this.endAndClose(SSE_SLOW_CONSUMER_FRAME);
+    if (!this.socket.destroyed) this.socket.write(this.chunked ? httpChunk(SSE_SLOW_CONSUMER_FRAME) : SSE_SLOW_CONSUMER_FRAME);
+    this.endAndClose();
   }
 
   terminate(reason: 'dead' | 'shutdown'): void {
-    if (reason === 'dead') this.res.destroy();
+    if (reason === 'dead') this.socket.destroy();
     else if (!this.closing) {
       this.closing = true;
       this.endAndClose();
     }
   }
 
-  /** Ends the response and then the connection, so the client sees EOF rather than an idle keep-alive. */
-  private endAndClose(frame?: Buffer): void {
-    const socket = this.res.socket;
-    this.res.end(frame, () => socket?.end());
+  /** Ends the response (the final zero-length chunk) and then the connection, so the client sees EOF. */
+  private endAndClose(): void {
+    const socket = this.socket;
+    this.res.end(() => socket.end());
   }
 }
 
@@ -153,13 +169,16 @@ export async function sseRoutes(app: FastifyInstance, { hub }: SseOptions): Prom
 function startStream(hub: StreamHub, request: FastifyRequest, reply: FastifyReply, spec: SseRequest): void {
   reply.hijack();
   const res = reply.raw;
+  const chunked = request.raw.httpVersion !== '1.0';
   res.writeHead(200, {
     ...(reply.getHeaders() as Record<string, string>),
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
-    connection: 'keep-alive',
+    connection: chunked ? 'keep-alive' : 'close',
+    ...(chunked ? { 'transfer-encoding': 'chunked' } : {}),
   });
-  const connection = new SseConnection(hub, res, spec.heartbeatData ? HEARTBEAT_DATA_FRAME : HEARTBEAT_FRAME);
+  res.flushHeaders();
+  const connection = new SseConnection(hub, res, request.raw.socket, chunked, spec.heartbeatData);
   connection.start();
   connection.subscribe(spec, spec.lastEventId ?? hub.livePosition());
   res.on('close', () => connection.onClosed());

@@ -21,6 +21,8 @@ export const CLOSE_GOING_AWAY = 1001;
 export const CLOSE_UNSUPPORTED_DATA = 1003;
 export const CLOSE_INVALID_PAYLOAD = 1007;
 export const CLOSE_POLICY = 1008;
+/** WebSocket.OPEN */
+const OPEN = 1;
 
 export interface WsLimits {
   /** Accounts per connection for transactions, and separately for traces. */
@@ -33,6 +35,8 @@ export class WsConnection extends StreamConnection {
   /** Notifications carry `"event_id"` (asked for with `?event_ids=true`, or implied by a resume). */
   eventIds: boolean;
   private pingSentAt = 0;
+  /** Frames go straight to the socket unless a compression extension makes ws transform them. */
+  private readonly direct: boolean;
 
   constructor(
     private readonly hub: StreamHub,
@@ -43,19 +47,34 @@ export class WsConnection extends StreamConnection {
   ) {
     super(hub);
     this.eventIds = eventIds;
+    this.direct = !ws.extensions.includes('permessage-deflate');
     ws.on('pong', () => {
       this.pingSentAt = 0;
     });
   }
 
   protected frame(event: PreparedEvent, variant: PayloadVariant): Buffer {
-    return event.wsFrame(variant, this.eventIds);
+    return this.direct ? event.wsWire(variant, this.eventIds) : event.wsFrame(variant, this.eventIds);
   }
 
+  /**
+   * Notifications are complete prebuilt WebSocket frames written straight to the socket: the same bytes
+   * for every recipient. ws writes its own frames (replies, pings, close) synchronously to the same
+   * socket (no compression is negotiated), so the order on the wire is the order of the calls.
+   */
   protected writeFrames(frames: Buffer[]): void {
+    if (this.ws.readyState !== OPEN || this.socket.destroyed) return;
+    if (!this.direct) {
+      for (const frame of frames) this.ws.send(frame, { binary: false });
+      return;
+    }
+    if (frames.length === 1) {
+      this.socket.write(frames[0]!);
+      return;
+    }
     // Corking the TCP socket turns one batch into one write, whatever the number of frames.
     this.socket.cork();
-    for (const frame of frames) this.ws.send(frame, { binary: false });
+    for (const frame of frames) this.socket.write(frame);
     this.socket.uncork();
   }
 
