@@ -1,6 +1,7 @@
 // SSE on a real server over a real event log: the exact bytes of compat.md §2 (headers, heartbeat,
 // message frames with mainnet transactions), every parameter error, POST bodies, filters and resume.
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { account, blockHeader, hashOf, message, transaction } from '../../test/support/model.js';
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
@@ -170,6 +171,45 @@ describe.each(dialects)('SSE streams on %s', (dialect) => {
     const get = await openRawStream(`${bed.url}/v2/sse/accounts/transactions?accounts=${accounts.join(',')}`);
     expect(get.status).toBe(200);
     get.close();
+  });
+
+  it('speaks chunked HTTP/1.1 on the wire, and bare frames then the end of the connection to HTTP/1.0', async () => {
+    bed = await startStreamTestbed({ store: await openTestStore(dialect) });
+    const port = Number(new URL(bed.url).port);
+    const raw = async (version: string) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (d: string) => (text += d));
+      socket.write(`GET /v2/sse/blocks?workchain=-1 HTTP/${version}\r\nHost: test\r\n\r\n`);
+      return { socket, text: () => text };
+    };
+    const v11 = await raw('1.1');
+    const v10 = await raw('1.0');
+    const until = async (read: () => string, cond: (t: string) => boolean) => {
+      const end = Date.now() + 5000;
+      while (!cond(read()) && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+      return read();
+    };
+    await until(v11.text, (t) => t.includes('event: heartbeat'));
+    await until(v10.text, (t) => t.includes('event: heartbeat'));
+    const h = blockHeader(3);
+    await bed.append(blockBatch(3, [blockEvent(h)]));
+    const frame = `event: message\nid: ${makePosition(3, 0)}\ndata: {"workchain":-1,"shard":"8000000000000000","seqno":3,"root_hash":"${h.rootHash}","file_hash":"${h.fileHash}"}\n\n`;
+    const chunk = (s: string) => `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n`;
+    const t11 = await until(v11.text, (t) => t.endsWith(chunk(frame)));
+    expect(t11).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(t11).toMatch(/\r\ntransfer-encoding: chunked\r\n/i);
+    expect(t11.slice(t11.indexOf('\r\n\r\n') + 4)).toBe(chunk('event: heartbeat\n\n') + chunk(frame));
+    const t10 = await until(v10.text, (t) => t.endsWith(frame));
+    expect(t10).toMatch(/\r\nconnection: close\r\n/i);
+    expect(t10.slice(t10.indexOf('\r\n\r\n') + 4)).toBe('event: heartbeat\n\n' + frame);
+    // Stopping ends the 1.1 stream with the last chunk, the 1.0 one with the end of the connection.
+    const closed = Promise.all([v11, v10].map((c) => new Promise((r) => c.socket.once('close', r))));
+    await bed.streaming.stop!();
+    await closed;
+    expect(v11.text().endsWith('0\r\n\r\n')).toBe(true);
+    expect(v10.text().endsWith(frame)).toBe(true);
   });
 
   it('streams the shard transactions of a real mainnet block in order, with ids strictly increasing', async () => {
