@@ -124,7 +124,7 @@ const bench: Benchmark = {
   name: 'streaming',
   description: 'Streaming hub: matching against 1M accounts; 10,000 SSE+WS clients under replayed 10,000 tx/s (publish → receive p99); memory per idle connection; delivered messages/s vs Redis PUBSUB.',
   issue: 4,
-  budgetSeconds: 150,
+  budgetSeconds: 120,
   async run(ctx) {
     const rows: BenchRow[] = [];
     const scale = ctx.scale;
@@ -146,7 +146,7 @@ const bench: Benchmark = {
         note: `${fmt(idle.connected)} connections (half SSE, half WebSocket), one account each${idle.failed ? `, ${idle.failed} failed to connect` : ''}; JS heap + buffers: ${(idle.heapPerConnection / 1024).toFixed(1)} KB per connection`,
       });
 
-      const seconds = Math.max(4, Math.round(12 * scale));
+      const seconds = Math.max(4, Math.round(10 * scale));
       ctx.progress(`replaying ${fmt(REPLAY_RATE)} tx/s for ${seconds} s through the follower to ${fmt(idle.connected)} clients`);
       const replay = await replayLoad(ctx, server, pool, owners, seconds);
       const p99 = percentile(replay.latencies, 99);
@@ -167,7 +167,7 @@ const bench: Benchmark = {
 
       // Throughput: the same subscribers and payloads through the hub and through Redis PUBSUB.
       const connections = Math.round(2000 * scale);
-      const load = await fanoutLoad(connections, 10, Math.round(40_000 * scale));
+      const load = await fanoutLoad(connections, 10, Math.round(25_000 * scale));
       ctx.progress(`throughput: ${fmt(connections)} subscribers × 10 accounts, ${fmt(load.deliveries)} deliveries per system`);
       const subscribers = new Map<string, number>();
       for (const list of load.subscriptions) for (const a of new Set(list)) subscribers.set(a, (subscribers.get(a) ?? 0) + 1);
@@ -223,7 +223,7 @@ const bench: Benchmark = {
 
     const matching = await measureMatching({
       subscribedAccounts: Math.round(1_000_000 * scale),
-      transactions: Math.round(300_000 * scale),
+      transactions: Math.round(200_000 * scale),
       subscribers: Math.round(10_000 * scale),
       progress: ctx.progress,
     });
