@@ -2,6 +2,7 @@
 // consumer of the event log, and the backfill worker. Backfill and live meet without gap or
 // duplicate: a contract joins the live set before its state is read for the walk's start, and both
 // paths write idempotent rows from the same deterministic extraction.
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { startConsumer, type Consumer } from '../bus/consumer.js';
 import { positionSeqno, type EventBatch } from '../bus/events.js';
@@ -98,7 +99,7 @@ export class Indexer {
   }
 
   /** Live tracking: the block's transactions of tracked contracts, one map lookup each. */
-  async applyBatch(batch: EventBatch, trx: import('kysely').Kysely<any>): Promise<void> {
+  async applyBatch(batch: EventBatch, trx: Kysely<any>): Promise<void> {
     if (batch.kind !== 'block') return;
     const started = performance.now();
     const items = this.extractBatch(batch);

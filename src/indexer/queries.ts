@@ -5,7 +5,7 @@ import type { ChainSource } from '../chain/source.js';
 import { notFound } from '../http/errors.js';
 import type { Store } from '../store/db.js';
 import { chainCall, jettonBalance } from './chain.js';
-import { TON, type Asset } from './extract.js';
+import { TON } from './extract.js';
 import { cursorToken, transferJson, type TransferJson } from './json.js';
 import { audit } from './audit.js';
 import { asDb, getTracked, historyRows, ledgerBounds, rowsByHash, trackedJettonWallets, type EntryKey, type HistoryCursor } from './store.js';
@@ -89,4 +89,3 @@ export class IndexerQueries {
   }
 }
 
-export type { Asset };
