@@ -249,10 +249,13 @@ describe('CORS', () => {
     const res = await preflight(t.url, 'https://wallet.example.org');
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    const allowed = res.headers.get('access-control-allow-headers')?.toLowerCase() ?? '';
+    // Invoice creation from a browser sends Idempotency-Key and reads Location.
+    for (const h of ['authorization', 'content-type', 'last-event-id', 'idempotency-key']) expect(allowed).toContain(h);
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     const simple = await fetch(`${t.url}/healthz`, { headers: { origin: 'https://wallet.example.org' } });
     expect(simple.headers.get('access-control-allow-origin')).toBe('*');
+    expect(simple.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('location');
   });
 
   it('with a list, answers only the listed origins; with none, sends no CORS headers', async () => {

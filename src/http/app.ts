@@ -128,8 +128,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
     await app.register(cors, {
       origin: config.corsOrigins[0] === '*' ? '*' : [...config.corsOrigins],
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
-      exposedHeaders: ['Retry-After', 'X-Request-Id'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key'],
+      exposedHeaders: ['Retry-After', 'X-Request-Id', 'Location'],
       credentials: false,
       maxAge: 600,
     });
