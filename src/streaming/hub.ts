@@ -7,9 +7,8 @@
 // same tick as that check. The log calls live listeners synchronously when a batch is published,
 // so every batch is seen either by the replay (already in the log) or live (published later).
 import type { Logger } from 'pino';
-import type { ChainEventType, Position } from '../bus/events.js';
+import type { ChainEventType, EventBatch, Position } from '../bus/events.js';
 import { trimBatch } from '../bus/tail.js';
-import type { EventBatch } from '../bus/events.js';
 import type { EventLog } from '../bus/types.js';
 import type { ConnectionHost, StreamConnection } from './connection.js';
 import type { StreamMetrics } from './metrics.js';

@@ -32,6 +32,7 @@ export const SSE_PATHS: ReadonlyArray<readonly [string, StreamKind]> = [
  */
 export class SseConnection extends StreamConnection {
   readonly transport = 'sse' as const;
+  private readonly heartbeatBytes: Buffer;
 
   constructor(
     hub: StreamHub,
@@ -45,8 +46,6 @@ export class SseConnection extends StreamConnection {
     const heartbeat = heartbeatData ? HEARTBEAT_DATA_FRAME : HEARTBEAT_FRAME;
     this.heartbeatBytes = chunked ? httpChunk(heartbeat) : heartbeat;
   }
-
-  private readonly heartbeatBytes: Buffer;
 
   /** Writes the first heartbeat at once, so clients see 200 before any event. */
   start(): void {
