@@ -198,20 +198,24 @@ export class Webhooks {
 
   /** Keeps each account subscription's cursor and stuck event in step with its deliveries. */
   private async onOutcomes(trx: Kysely<any>, outcomes: DeliveryOutcome[]): Promise<void> {
+    // Outcomes of one account come in order: a failure after a delivery in the same batch leaves
+    // the account stuck, a delivery after a failure clears it.
     const delivered = new Map<string, { webhookId: number; account: string; lt: bigint }>();
+    const failing = new Map<string, { webhookId: number; account: string; lt: bigint; at: number; attempts: number }>();
     for (const o of outcomes) {
       if (o.delivery.eventType !== 'account_tx' || !o.delivery.meta) continue;
       const meta = JSON.parse(o.delivery.meta) as { account: string; lt: string };
       const lt = BigInt(meta.lt);
+      const key = `${o.endpoint.id}\n${meta.account}`;
       if (o.result === 'delivered') {
-        const key = `${o.endpoint.id}\n${meta.account}`;
         const prev = delivered.get(key);
         if (!prev || prev.lt < lt) delivered.set(key, { webhookId: o.endpoint.id, account: meta.account, lt });
+        failing.delete(key);
       } else {
-        delivered.delete(`${o.endpoint.id}\n${meta.account}`);
-        await db.markFailing(trx, o.endpoint.id, meta.account, lt, o.at, o.attempts);
+        failing.set(key, { webhookId: o.endpoint.id, account: meta.account, lt, at: o.at, attempts: o.attempts });
       }
     }
     await db.markDelivered(trx, [...delivered.values()]);
+    for (const f of failing.values()) await db.markFailing(trx, f.webhookId, f.account, f.lt, f.at, f.attempts);
   }
 }

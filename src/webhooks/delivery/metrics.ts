@@ -61,8 +61,13 @@ export class DeliveryMetrics {
     });
   }
 
+  /** Label children resolved once: labelling on every attempt is a measurable cost at thousands per second. */
+  private readonly byResult = new Map<AttemptResult, { inc(): void }>();
+
   attempt(result: AttemptResult, latencyMs: number, firstAttemptAfterMs: number | null): void {
-    this.attempts.inc({ result });
+    let counter = this.byResult.get(result);
+    if (!counter) this.byResult.set(result, (counter = this.attempts.labels(result)));
+    counter.inc();
     this.latency.observe(latencyMs / 1000);
     if (firstAttemptAfterMs !== null) this.firstAttempt.observe(Math.max(0, firstAttemptAfterMs) / 1000);
   }

@@ -1,6 +1,6 @@
 // Tables of the delivery engine: endpoints, the durable outbox, the log of failed attempts, and
 // usage counters per owner and month.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ColumnDefinitionBuilder, CreateTableBuilder } from 'kysely';
 import type { NamedMigration } from '../../store/migrate.js';
 import { dialectOf } from '../../store/types.js';
@@ -87,6 +87,24 @@ export const deliveryMigrations: NamedMigration[] = [
         .addColumn('failed', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('delivery_usage_pk', ['producer', 'owner', 'period_start'])
         .execute();
+    },
+  },
+  {
+    name: 'webhooks_003_partial_outbox_indexes',
+    async up(db: Kysely<any>) {
+      // Completing a delivery rewrote three composite index entries; partial indexes over pending
+      // rows only (and over completed rows for pruning) make insert and completion cheaper.
+      await db.schema.dropIndex('delivery_outbox_state_id').execute();
+      await db.schema.dropIndex('delivery_outbox_queue').execute();
+      await db.schema.dropIndex('delivery_outbox_completed').execute();
+      await db.schema.createIndex('delivery_outbox_pending').on('delivery_outbox').column('id').where(sql.ref('state'), '=', 'pending').execute();
+      await db.schema
+        .createIndex('delivery_outbox_pending_queue')
+        .on('delivery_outbox')
+        .columns(['endpoint_id', 'ordering_key', 'id'])
+        .where(sql.ref('state'), '=', 'pending')
+        .execute();
+      await db.schema.createIndex('delivery_outbox_completed').on('delivery_outbox').column('completed_at').where(sql.ref('completed_at'), 'is not', null).execute();
     },
   },
 ];

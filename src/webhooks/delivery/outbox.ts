@@ -6,6 +6,9 @@ import { deriveMessageId } from './signing.js';
 import { chunks, deliveryDb, deliveryFromRow, OUTBOX_COLUMNS, type DeliveryTables } from './tables.js';
 import type { DeliveryIntent, DeliveryOutcome, Endpoint, PendingDelivery } from './types.js';
 
+/** `state = 'pending'` as a literal, so SQLite can use the partial indexes over pending rows. */
+export const PENDING = sql.lit('pending');
+
 /** Rows per multi-row insert (15 parameters each, well under both dialects' limits). */
 const INSERT_CHUNK = 500;
 /** Ids per `IN (…)` list. */
@@ -30,12 +33,7 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
       state: 'pending',
       attempts: 0n,
       next_attempt_at: BigInt(now),
-      first_failed_at: null,
-      last_attempt_at: null,
-      last_status: null,
-      last_error: null,
       created_at: BigInt(now),
-      completed_at: null,
     };
   });
   for (const part of chunks(rows, INSERT_CHUNK)) await deliveryDb(db).insertInto('delivery_outbox').values(part).execute();
@@ -46,7 +44,7 @@ export async function pendingAfter(db: Kysely<any>, afterId: number, limit: numb
   let q = deliveryDb(db)
     .selectFrom('delivery_outbox')
     .select(OUTBOX_COLUMNS)
-    .where('state', '=', 'pending')
+    .where('state', '=', PENDING)
     .where('id', '>', BigInt(afterId));
   if (upTo !== undefined) q = q.where('id', '<=', BigInt(upTo));
   return (await q.orderBy('id').limit(limit).execute()).map(deliveryFromRow);
@@ -59,7 +57,7 @@ export async function pendingOfKey(db: Kysely<any>, endpointId: number, ordering
     .select(OUTBOX_COLUMNS)
     .where('endpoint_id', '=', BigInt(endpointId))
     .where('ordering_key', '=', orderingKey)
-    .where('state', '=', 'pending')
+    .where('state', '=', PENDING)
     .where('id', '>', BigInt(afterId))
     .orderBy('id')
     .limit(limit)
@@ -191,7 +189,7 @@ export async function makeDueNow(db: Kysely<any>, endpointId: number, now: numbe
     .updateTable('delivery_outbox')
     .set({ next_attempt_at: BigInt(now) })
     .where('endpoint_id', '=', BigInt(endpointId))
-    .where('state', '=', 'pending')
+    .where('state', '=', PENDING)
     .execute();
 }
 

@@ -56,9 +56,12 @@ class MinHeap {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
-        const mAt = () => (m === i ? last.at : a[m]!.at);
-        if (l < a.length && a[l]!.at < mAt()) m = l;
-        if (r < a.length && a[r]!.at < mAt()) m = r;
+        let mAt = last.at;
+        if (l < a.length && a[l]!.at < mAt) {
+          m = l;
+          mAt = a[l]!.at;
+        }
+        if (r < a.length && a[r]!.at < mAt) m = r;
         if (m === i) break;
         a[i] = a[m]!;
         i = m;

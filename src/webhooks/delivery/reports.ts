@@ -1,7 +1,7 @@
 // Read-only views of the delivery tables: failure logs, usage per month, outbox depth.
 import type { Kysely } from 'kysely';
 import { toNum } from '../../store/db.js';
-import { periodStart } from './outbox.js';
+import { PENDING, periodStart } from './outbox.js';
 import { deliveryDb } from './tables.js';
 
 export interface FailureLogEntry {
@@ -58,7 +58,7 @@ export async function pendingCount(db: Kysely<any>, endpointId?: number): Promis
   let q = deliveryDb(db)
     .selectFrom('delivery_outbox')
     .select((e) => e.fn.countAll<bigint>().as('n'))
-    .where('state', '=', 'pending');
+    .where('state', '=', PENDING);
   if (endpointId !== undefined) q = q.where('endpoint_id', '=', BigInt(endpointId));
   return toNum((await q.executeTakeFirst())?.n);
 }

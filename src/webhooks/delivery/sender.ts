@@ -1,7 +1,7 @@
 // One HTTP attempt of one delivery, with undici: keep-alive connections, no redirects followed,
 // a timeout per attempt, and the connection's DNS answers checked against the SSRF policy.
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { activeSecrets } from './endpoints.js';
 import { parseRetryAfter } from './schedule.js';
 import { sha256Hex, signatureHeader } from './signing.js';
@@ -28,34 +28,38 @@ export interface AttemptReport {
   kind: 'http' | 'timeout' | 'network' | 'refused';
 }
 
-/** The headers of one attempt (exported for tests and documentation). */
-export function deliveryHeaders(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, userAgent: string): Record<string, string> {
+/** The headers of one attempt as a flat [name, value, …] list (what undici takes with the least work). */
+export function deliveryHeaderList(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, userAgent: string): string[] {
   const timestamp = Math.floor(nowMs / 1000);
-  return {
-    'content-type': 'application/json',
-    'user-agent': userAgent,
-    authorization: `Bearer ${endpoint.token}`,
-    'idempotency-key': sha256Hex(delivery.body),
-    'webhook-id': delivery.messageId,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(activeSecrets(endpoint, nowMs), delivery.messageId, timestamp, delivery.body),
-    'webhook-event-type': delivery.eventType,
-  };
+  return [
+    'content-type', 'application/json',
+    'user-agent', userAgent,
+    'authorization', `Bearer ${endpoint.token}`,
+    'idempotency-key', sha256Hex(delivery.body),
+    'webhook-id', delivery.messageId,
+    'webhook-timestamp', String(timestamp),
+    'webhook-signature', signatureHeader(activeSecrets(endpoint, nowMs), delivery.messageId, timestamp, delivery.body),
+    'webhook-event-type', delivery.eventType,
+  ];
+}
+
+/** The headers of one attempt, by name. */
+export function deliveryHeaders(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, userAgent: string): Record<string, string> {
+  const list = deliveryHeaderList(endpoint, delivery, nowMs, userAgent);
+  const out: Record<string, string> = {};
+  for (let i = 0; i < list.length; i += 2) out[list[i]!] = list[i + 1]!;
+  return out;
 }
 
 export class Sender {
-  private readonly agent: Agent;
+  /** One keep-alive connection pool per receiver origin. */
+  private readonly pools = new Map<string, Pool>();
   /** Parsed endpoint URLs, with the refusal for an IP-literal host computed once. */
-  private readonly targets = new Map<string, { url: URL; refusal: string | null }>();
+  private readonly targets = new Map<string, { path: string; pool: Pool; refusal: string | null }>();
+  private readonly lookup;
 
   constructor(private readonly options: SenderOptions) {
-    this.agent = new Agent({
-      connections: options.connectionsPerOrigin,
-      keepAliveTimeout: 30_000,
-      connect: { timeout: options.timeoutMs, lookup: guardedLookup(options.policy) },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
+    this.lookup = guardedLookup(options.policy);
   }
 
   private target(raw: string) {
@@ -63,50 +67,98 @@ export class Sender {
     if (!t) {
       const url = new URL(raw);
       const literal = hostIpLiteral(url);
-      t = { url, refusal: literal ? refusalFor(literal, this.options.policy.allowLoopback) : null };
+      let pool = this.pools.get(url.origin);
+      if (!pool) {
+        // headersTimeout/bodyTimeout bound each attempt (undici's own timers, cheaper than an AbortSignal each).
+        pool = new Pool(url.origin, {
+          connections: this.options.connectionsPerOrigin,
+          keepAliveTimeout: 30_000,
+          connect: { timeout: this.options.timeoutMs, lookup: this.lookup },
+          headersTimeout: this.options.timeoutMs,
+          bodyTimeout: this.options.timeoutMs,
+        });
+        this.pools.set(url.origin, pool);
+      }
+      t = { path: url.pathname + url.search, pool, refusal: literal ? refusalFor(literal, this.options.policy.allowLoopback) : null };
       if (this.targets.size > 10_000) this.targets.clear();
       this.targets.set(raw, t);
     }
     return t;
   }
 
-  async send(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number): Promise<AttemptReport> {
-    const started = performance.now();
-    const latency = () => Math.round(performance.now() - started);
+  /** One POST; never throws — every failure comes back as a report. */
+  send(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number): Promise<AttemptReport> {
     const target = this.target(endpoint.url);
-    if (target.refusal) return { statusCode: null, error: `refused: ${target.refusal}`, retryAfterMs: null, latencyMs: 0, kind: 'refused' };
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
-    try {
-      const res = await request(target.url, {
-        method: 'POST',
-        dispatcher: this.agent,
-        headers: deliveryHeaders(endpoint, delivery, nowMs, this.options.userAgent),
-        body: delivery.body,
-        signal,
-      });
-      // The body is not needed, but must be consumed for the connection to be reused.
-      await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-      const ok = res.statusCode >= 200 && res.statusCode < 300;
-      return {
-        statusCode: res.statusCode,
-        error: ok ? null : `HTTP ${res.statusCode}`,
-        retryAfterMs: ok ? null : parseRetryAfter(res.headers['retry-after'], nowMs),
-        latencyMs: latency(),
-        kind: 'http',
-      };
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-      const code = e.code ?? e.cause?.code;
-      if (signal.aborted || e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-        return { statusCode: null, error: `timeout after ${this.options.timeoutMs} ms`, retryAfterMs: null, latencyMs: latency(), kind: 'timeout' };
+    if (target.refusal) return Promise.resolve({ statusCode: null, error: `refused: ${target.refusal}`, retryAfterMs: null, latencyMs: 0, kind: 'refused' });
+    return new Promise<AttemptReport>((resolve) => {
+      const handler = new AttemptHandler(resolve, nowMs, this.options.timeoutMs);
+      try {
+        target.pool.dispatch({ path: target.path, method: 'POST', headers: deliveryHeaderList(endpoint, delivery, nowMs, this.options.userAgent), body: delivery.body }, handler);
+      } catch (err) {
+        handler.onResponseError(null, err as Error);
       }
-      if (code === 'ESSRF') return { statusCode: null, error: e.message, retryAfterMs: null, latencyMs: latency(), kind: 'refused' };
-      const detail = e.cause?.message ?? e.message;
-      return { statusCode: null, error: code ? `${code}: ${detail}` : detail, retryAfterMs: null, latencyMs: latency(), kind: 'network' };
-    }
+    });
   }
 
   async close(): Promise<void> {
-    await this.agent.close().catch(() => {});
+    await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => {})));
+    this.pools.clear();
+    this.targets.clear();
+  }
+}
+
+/**
+ * Receives one response through undici's low-level dispatch API (no response stream objects; the
+ * body is read and dropped so the connection is reused). A class, not an object literal, so the
+ * hot path allocates no closures.
+ */
+class AttemptHandler implements Dispatcher.DispatchHandler {
+  private readonly started = performance.now();
+  private statusCode = 0;
+  private retryAfter: string | string[] | undefined;
+
+  constructor(
+    private readonly resolve: (report: AttemptReport) => void,
+    private readonly nowMs: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  private latency(): number {
+    return Math.round(performance.now() - this.started);
+  }
+
+  // Its presence marks the handler as undici's current (controller-based) kind.
+  onRequestStart(): void {}
+
+  onResponseStart(_controller: unknown, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    this.statusCode = statusCode;
+    this.retryAfter = headers['retry-after'];
+  }
+
+  onResponseData(): void {}
+
+  onResponseEnd(): void {
+    const ok = this.statusCode >= 200 && this.statusCode < 300;
+    this.resolve({
+      statusCode: this.statusCode,
+      error: ok ? null : `HTTP ${this.statusCode}`,
+      retryAfterMs: ok ? null : parseRetryAfter(this.retryAfter, this.nowMs),
+      latencyMs: this.latency(),
+      kind: 'http',
+    });
+  }
+
+  onResponseError(_controller: unknown, err: Error): void {
+    const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    const code = e.code ?? e.cause?.code;
+    const latencyMs = this.latency();
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      this.resolve({ statusCode: null, error: `timeout after ${this.timeoutMs} ms`, retryAfterMs: null, latencyMs, kind: 'timeout' });
+    } else if (code === 'ESSRF') {
+      this.resolve({ statusCode: null, error: e.message, retryAfterMs: null, latencyMs, kind: 'refused' });
+    } else {
+      const detail = e.cause?.message ?? e.message;
+      this.resolve({ statusCode: null, error: code ? `${code}: ${detail}` : detail, retryAfterMs: null, latencyMs, kind: 'network' });
+    }
   }
 }

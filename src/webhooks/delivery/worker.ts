@@ -30,6 +30,9 @@ export interface WorkerOptions {
 }
 
 const LOAD_BATCH = 5000;
+/** Outcomes are recorded at most this long after they happen, or at once when this many wait. */
+const FLUSH_DELAY_MS = 10;
+const FLUSH_MAX = 2000;
 
 export class DeliveryWorker {
   /** Endpoints with deliveries in memory; their status here is newer than the store's. */
@@ -47,7 +50,8 @@ export class DeliveryWorker {
   private memoryFull = false;
   private completions: DeliveryOutcome[] = [];
   private readonly dirty = new Set<number>();
-  private flushing: Promise<void> | null = null;
+  private flushing: Promise<boolean> | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
   private timer: { at: number; cancel: () => void } | null = null;
   private intervals: NodeJS.Timeout[] = [];
   private readonly rescanFloors: number[] = [];
@@ -261,7 +265,7 @@ export class DeliveryWorker {
       this.dirty.add(live.id);
       if (result === 'delivered' || result === 'failed') this.advance(q, now);
       else if (result === 'retrying') this.queues.schedule(q, row.nextAttemptAt);
-      void this.flushSoon();
+      this.flushSoon();
     }
     const waiting = this.waitingForSlot.get(endpoint.id);
     if (waiting?.length) this.queues.schedule(waiting.shift()!, now);
@@ -278,45 +282,69 @@ export class DeliveryWorker {
 
   // ---- recording outcomes --------------------------------------------------------------------
 
-  private flushSoon(): Promise<void> {
-    this.flushing ??= this.flushLoop();
-    return this.flushing;
+  /**
+   * Records outcomes in batches: a short wait gathers many into one transaction (SQLite commits
+   * block the event loop, so one per delivery would cap throughput). Sending does not wait for it.
+   */
+  private flushSoon(): void {
+    if (this.flushing || this.flushTimer) return;
+    if (this.completions.length >= FLUSH_MAX) {
+      this.flushing = this.flushOnce();
+      return;
+    }
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.flushing ??= this.flushOnce();
+    }, FLUSH_DELAY_MS);
   }
 
-  /** Waits until every outcome so far (and every changed endpoint) is in the store. */
+  /** Waits until every outcome so far (and every changed endpoint) is in the store (gives up after 3 failed tries). */
   async flushNow(): Promise<void> {
-    await this.flushing;
-    if (this.completions.length > 0 || this.dirty.size > 0) await this.flushSoon();
+    for (let tries = 0; tries < 3; ) {
+      if (this.flushTimer) {
+        clearTimeout(this.flushTimer);
+        this.flushTimer = null;
+      }
+      if (this.flushing) {
+        await this.flushing;
+        continue;
+      }
+      if (this.completions.length === 0 && this.dirty.size === 0) return;
+      this.flushing = this.flushOnce();
+      if (!(await this.flushing)) tries++;
+    }
   }
 
-  private async flushLoop(): Promise<void> {
+  /** Records the waiting outcomes in one transaction; false (and they stay waiting) when it failed. */
+  private async flushOnce(): Promise<boolean> {
+    const batch = this.completions;
+    this.completions = [];
+    const dirty = [...this.dirty];
+    this.dirty.clear();
+    let ok = true;
     try {
-      while (this.completions.length > 0 || this.dirty.size > 0) {
-        const batch = this.completions;
-        this.completions = [];
-        const dirty = [...this.dirty];
-        this.dirty.clear();
-        try {
-          await this.o.store.db.transaction().execute(async (trx) => {
-            await outbox.recordOutcomes(trx, batch, this.o.clock.now());
-            for (const id of dirty) {
-              const e = this.endpoints.get(id);
-              if (e) await ep.saveEndpointStatus(trx, e);
-            }
-            await this.runHooks(trx, batch);
-          });
-          for (const o of batch) if (o.result === 'delivered' || o.result === 'failed') this.queues.forget(o.delivery.id);
-        } catch (err) {
-          this.o.logger?.error({ err }, 'recording webhook outcomes failed; retrying');
-          this.completions = [...batch, ...this.completions];
-          for (const id of dirty) this.dirty.add(id);
-          await new Promise((r) => setTimeout(r, 500));
-          if (!this.running && this.sends.size === 0) break;
+      await this.o.store.db.transaction().execute(async (trx) => {
+        await outbox.recordOutcomes(trx, batch, this.o.clock.now());
+        for (const id of dirty) {
+          const e = this.endpoints.get(id);
+          if (e) await ep.saveEndpointStatus(trx, e);
         }
-      }
+        await this.runHooks(trx, batch);
+      });
+      for (const o of batch) if (o.result === 'delivered' || o.result === 'failed') this.queues.forget(o.delivery.id);
+    } catch (err) {
+      ok = false;
+      this.o.logger?.error({ err }, 'recording webhook outcomes failed; retrying');
+      this.completions = [...batch, ...this.completions];
+      for (const id of dirty) this.dirty.add(id);
     } finally {
       this.flushing = null;
     }
+    if (this.running && (this.completions.length > 0 || this.dirty.size > 0)) {
+      if (ok) this.flushSoon();
+      else setTimeout(() => this.flushSoon(), 500).unref();
+    }
+    return ok;
   }
 
   private async runHooks(trx: Kysely<any>, batch: DeliveryOutcome[]): Promise<void> {
