@@ -121,7 +121,7 @@ const bench: Benchmark = {
   budgetSeconds: 75,
   async run(ctx) {
     const rows: BenchRow[] = [];
-    const sourceTx = Math.round(600_000 * ctx.scale);
+    const sourceTx = Math.round(300_000 * ctx.scale);
     ctx.progress(`replay source alone: ${sourceTx} transactions, best of 3`);
     const source = await sourceAlone(sourceTx);
     const baseline = { name: 'replay source alone', value: source };
@@ -140,7 +140,7 @@ const bench: Benchmark = {
     for (const dialect of dialects) {
       const transactions = Math.round((dialect === 'sqlite' ? 300_000 : 150_000) * ctx.scale);
       ctx.progress(`follower on ${dialect}: ${transactions} transactions`);
-      const run = await followerThroughput(ctx, dialect, transactions, dialect === 'sqlite' ? 25 : 15);
+      const run = await followerThroughput(ctx, dialect, transactions, dialect === 'sqlite' ? 20 : 12);
       const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
       rows.push({
         metric: `follower → event log on ${label}: transactions appended/s`,
@@ -154,7 +154,7 @@ const bench: Benchmark = {
       });
     }
 
-    const seconds = Math.max(3, Math.round(10 * ctx.scale));
+    const seconds = Math.max(3, Math.round(8 * ctx.scale));
     ctx.progress(`append latency at ${FOLLOWER_TARGET} tx/s for ${seconds} s`);
     const latency = await appendLatency(ctx, seconds);
     rows.push({

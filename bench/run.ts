@@ -114,7 +114,7 @@ function shortError(error: string): string {
 function printOutcome(o: BenchOutcome): void {
   const rows = o.rows.map((r: BenchRow) => {
     const base = r.baseline ? ` (baseline ${r.baseline.name}: ${formatValue(r.baseline.value, r.unit)})` : '';
-    const target = r.target ? ` target ${r.target}: ${r.met === undefined ? '?' : r.met ? 'met' : 'NOT MET'}` : '';
+    const target = r.target ? ` target ${r.target}: ${r.met === undefined ? 'not judged' : r.met ? 'met' : 'NOT MET'}` : '';
     return `  ${r.metric}: ${formatValue(r.value, r.unit)}${base}${target}`;
   });
   console.log(`${o.name}: ${o.status} in ${Math.round(o.seconds)} s${o.error ? ` — ${shortError(o.error)}` : ''}`);

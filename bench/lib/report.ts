@@ -84,7 +84,7 @@ export function renderSection(outcome: BenchOutcome, run: RunInfo): Section {
     for (const r of outcome.rows) {
       const baseline = r.baseline ? `${cell(r.baseline.name)}: ${formatValue(r.baseline.value, r.unit)}` : '—';
       const ratio = r.ratio === undefined ? '—' : `${round(r.ratio)}×`;
-      const met = r.met === undefined ? '—' : r.met ? 'yes' : '**NO**';
+      const met = r.met === undefined ? (r.target ? 'not judged' : '—') : r.met ? 'yes' : '**NO**';
       lines.push(`| ${cell(r.metric)} | ${formatValue(r.value, r.unit)} | ${baseline} | ${ratio} | ${cell(r.target ?? '—')} | ${met} |`);
     }
     lines.push('');
