@@ -286,6 +286,44 @@ describe.each(dialects)('webhooks API on %s', (dialect) => {
     expect(receiver.requests).toHaveLength(2);
   });
 
+  it('documents every route in the OpenAPI document and exposes delivery metrics', async () => {
+    await setup();
+    const { webhook_id: id } = await createWebhook();
+    await bed.call(key, 'POST', `/webhooks/${id}/mempool/subscribe`);
+    await bed.append(mempoolBatch(1, 1, { hash: hashOf('m'), boc: 'te6cckEBAQEAAgAAAEysuc0=', destination: account(1), receivedAt: 0, involvedAccounts: null }));
+    await receiver.waitFor(1);
+    const doc = (await bed.call(null, 'GET', '/docs/json')).body;
+    for (const path of [
+      '/webhooks',
+      '/webhooks/{webhook_id}',
+      '/webhooks/{webhook_id}/generate-new-token',
+      '/webhooks/{webhook_id}/back-online',
+      '/webhooks/{webhook_id}/logs',
+      '/usage-stats',
+      '/webhooks/{webhook_id}/account-tx/subscribe',
+      '/webhooks/{webhook_id}/account-tx/unsubscribe',
+      '/webhooks/{webhook_id}/account-tx/subscriptions',
+      '/webhooks/{webhook_id}/account-tx/replay',
+      '/webhooks/{webhook_id}/msg-opcode/subscriptions',
+      '/webhooks/{webhook_id}/subscribe-new-contracts',
+      '/webhooks/{webhook_id}/unsubscribe-new-contracts',
+      '/webhooks/{webhook_id}/subscribe-msg-opcode/{opcode}',
+      '/webhooks/{webhook_id}/unsubscribe-msg-opcode/{opcode}',
+      '/webhooks/{webhook_id}/mempool/subscribe',
+      '/webhooks/{webhook_id}/mempool/unsubscribe',
+      '/webhooks/{webhook_id}/redeliver',
+    ]) {
+      expect(doc.paths[path], path).toBeDefined();
+    }
+    expect(doc.paths['/webhooks'].post.responses['200'].content['application/json'].schema.properties.signing_secret).toBeDefined();
+    // The outcome is recorded in the store within a flush interval: then the outbox is empty.
+    await until(async () => /^tonwatch_webhook_outbox_depth 0$/m.test(await (await fetch(`${bed.url}/metrics`)).text()));
+    const metrics = await (await fetch(`${bed.url}/metrics`)).text();
+    expect(metrics).toMatch(/^tonwatch_webhook_deliveries_total\{result="delivered"\} 1$/m);
+    expect(metrics).toMatch(/^tonwatch_webhook_attempt_seconds_count 1$/m);
+    expect(metrics).toMatch(/^tonwatch_webhook_endpoints\{status="online"\} 1$/m);
+  });
+
   it('limits webhooks per key and accounts per webhook', async () => {
     await setup({ env: { TONWATCH_WEBHOOK_MAX_PER_KEY: '2', TONWATCH_WEBHOOK_MAX_ACCOUNTS: '3' } });
     const { webhook_id: id } = await createWebhook();

@@ -1,7 +1,8 @@
 // The durable outbox in the store: producers insert deliveries inside their own transaction; the
 // worker reads pending rows and records outcomes in batches (one transaction per batch, grouped
 // updates rather than a round trip per row).
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
+import { dialectOf } from '../../store/types.js';
 import { deriveMessageId } from './signing.js';
 import { chunks, deliveryDb, deliveryFromRow, OUTBOX_COLUMNS, type DeliveryTables } from './tables.js';
 import type { DeliveryIntent, DeliveryOutcome, Endpoint, PendingDelivery } from './types.js';
@@ -16,27 +17,51 @@ const IN_CHUNK = 900;
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+const INSERT_COLUMNS = '(endpoint_id, ordering_key, message_id, event_type, body, meta, state, attempts, next_attempt_at, created_at)';
+const PARAMS_PER_ROW = 7;
+const insertSql = new Map<string, string>();
+
+/** The multi-row insert for `rows` rows, built once per size and dialect (Kysely would rebuild it every call). */
+function insertStatement(dialect: 'sqlite' | 'postgres', rows: number): string {
+  const key = `${dialect}:${rows}`;
+  let text = insertSql.get(key);
+  if (!text) {
+    const tuples: string[] = [];
+    for (let r = 0; r < rows; r++) {
+      const p = (i: number) => (dialect === 'postgres' ? `$${r * PARAMS_PER_ROW + i + 1}` : '?');
+      const now = p(6);
+      tuples.push(`(${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, 'pending', 0, ${now}, ${dialect === 'postgres' ? now : '?'})`);
+    }
+    text = `insert into delivery_outbox ${INSERT_COLUMNS} values ${tuples.join(', ')}`;
+    insertSql.set(key, text);
+  }
+  return text;
+}
+
 /** Writes deliveries into the outbox within `db` (the producer's transaction). */
 export async function enqueueDeliveries(db: Kysely<any>, intents: readonly DeliveryIntent[], now: number): Promise<void> {
   if (intents.length === 0) return;
-  const rows = intents.map((intent) => {
-    const body = typeof intent.body === 'string' ? intent.body : JSON.stringify(intent.body);
-    if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new Error(`delivery body is larger than ${MAX_BODY_BYTES} bytes`);
-    if (!Number.isSafeInteger(intent.endpointId) || intent.endpointId <= 0) throw new Error(`invalid endpoint id ${intent.endpointId}`);
-    return {
-      endpoint_id: BigInt(intent.endpointId),
-      ordering_key: intent.orderingKey ?? null,
-      message_id: intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body),
-      event_type: intent.eventType,
-      body,
-      meta: intent.meta === undefined ? null : JSON.stringify(intent.meta),
-      state: 'pending',
-      attempts: 0n,
-      next_attempt_at: BigInt(now),
-      created_at: BigInt(now),
-    };
-  });
-  for (const part of chunks(rows, INSERT_CHUNK)) await deliveryDb(db).insertInto('delivery_outbox').values(part).execute();
+  const dialect = dialectOf(db);
+  const at = BigInt(now);
+  for (const part of chunks(intents, INSERT_CHUNK)) {
+    const params: unknown[] = [];
+    for (const intent of part) {
+      const body = typeof intent.body === 'string' ? intent.body : JSON.stringify(intent.body);
+      if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new Error(`delivery body is larger than ${MAX_BODY_BYTES} bytes`);
+      if (!Number.isSafeInteger(intent.endpointId) || intent.endpointId <= 0) throw new Error(`invalid endpoint id ${intent.endpointId}`);
+      params.push(
+        BigInt(intent.endpointId),
+        intent.orderingKey ?? null,
+        intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body),
+        intent.eventType,
+        body,
+        intent.meta === undefined ? null : JSON.stringify(intent.meta),
+        at,
+      );
+      if (dialect === 'sqlite') params.push(at);
+    }
+    await db.executeQuery(CompiledQuery.raw(insertStatement(dialect, part.length), params));
+  }
 }
 
 /** Pending rows after `afterId`, oldest first. */
