@@ -126,9 +126,13 @@ describe.each(dialects)('webhooks API on %s', (dialect) => {
       expect({ path, status: res.status, field: res.body.field }).toEqual({ path, status: 400, field });
       expect(res.body.error).toMatch(message);
     }
-    // A bodiless POST may still say it is JSON.
-    const res = await fetch(`${bed.url}/webhooks/${id}/mempool/subscribe`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
-    expect(res.status).toBe(200);
+    // A bodiless POST may still say it is JSON; a broken or poisoned body is a 400.
+    const raw = (path: string, body?: string) => fetch(`${bed.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    expect((await raw(`/webhooks/${id}/mempool/subscribe`)).status).toBe(200);
+    const broken = await raw('/webhooks', '{"endpoint": ');
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { error: string }).error).toMatch(/JSON/i);
+    expect((await raw('/webhooks', '{"endpoint":"http://127.0.0.1/","__proto__":{"x":1}}')).status).toBe(400);
   });
 
   it('keeps webhooks to their key: another key gets 404, no key 401, a key without the scope 403', async () => {

@@ -14,15 +14,12 @@ const errors = { 400: errorResponseSchema, 404: errorResponseSchema };
 
 /** Lets bodiless POSTs carry `Content-Type: application/json` with an empty body, as some clients do. */
 function acceptEmptyJson(app: FastifyInstance): void {
+  // Fastify's own parser (with its prototype-poisoning checks) for everything that is not empty.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch (err) {
-      done(Object.assign(new Error(`request body is not valid JSON: ${(err as Error).message}`), { statusCode: 400 }), undefined);
-    }
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (String(body).trim() === '') return done(null, undefined);
+    parseJson(request, body as string, done);
   });
 }
 
