@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { StoreEventLog } from '../src/bus/store-log.js';
 import type { EventBatch } from '../src/bus/events.js';
 import { decodeTransaction } from '../src/chain/decode/index.js';
-import type { AccountId, TransactionModel } from '../src/chain/model.js';
+import { hasBoc, type AccountId, type SourcedTransaction, type TransactionModel } from '../src/chain/model.js';
 import { createReplaySource } from '../src/chain/replay/index.js';
 import { extract, TON, type Role } from '../src/indexer/extract.js';
 import { Indexer } from '../src/indexer/indexer.js';
@@ -59,7 +59,7 @@ function bestRate(runs: number, items: number, work: () => void): number {
   return best;
 }
 
-function extractionThroughput(ctx: BenchContext, txs: TransactionModel[]): BenchRow[] {
+function extractionThroughput(ctx: BenchContext, txs: SourcedTransaction[]): BenchRow[] {
   const bocs = txs.map((t) => ({ bytes: Buffer.from(t.boc, 'base64'), boc: t.boc, role: roleOf(t), where: { block: t.block, mcSeqno: t.mcSeqno } }));
   let sink = 0;
   const parse = (items = bocs) => {
@@ -215,7 +215,7 @@ const bench: Benchmark = {
       });
     }
     // skip the first blocks: traces are not at full depth yet (no notifications, excesses, bounces)
-    const txs = batches.slice(3).flatMap((b) => b.events.flatMap((e) => (e.type === 'transaction' ? [e.tx] : [])));
+    const txs = batches.slice(3).flatMap((b) => b.events.flatMap((e) => (e.type === 'transaction' && hasBoc(e.tx) ? [e.tx] : [])));
     // a loaded machine leaves less time: measure fewer BoCs rather than overrun the budget
     const left = ctx.deadline ? ctx.deadline - Date.now() : Infinity;
     const sample = left < 30_000 ? 1_000 : Math.max(1_000, Math.round(3_000 * ctx.scale));

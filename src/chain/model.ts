@@ -168,9 +168,17 @@ export interface TransactionModel {
   block: { workchain: number; shard: string; seqno: number };
   /** Masterchain seqno that finalised it (equal to block.seqno on the masterchain). */
   mcSeqno: number;
-  /** Base64 BoC of the Transaction cell. */
-  boc: string;
+  /**
+   * Base64 BoC of the Transaction cell. Chain sources always fill it; event-log events leave it
+   * out (no consumer needs it and it is ~40% of an event's size) — fetch it with getTransactions.
+   */
+  boc?: string;
 }
+
+/** A transaction as chain sources return it: with its raw BoC. */
+export type SourcedTransaction = TransactionModel & { boc: string };
+
+export const hasBoc = (tx: TransactionModel): tx is SourcedTransaction => typeof tx.boc === 'string';
 
 /** A finished trace: every transaction caused by one root message, all messages consumed. */
 export interface TraceModel {
@@ -213,7 +221,7 @@ export interface FinalizedBlock {
    * Transactions of the masterchain block and of the new shard blocks, ordered by
    * (block order: masterchain first, then shards as listed; then lt; then account).
    */
-  transactions: TransactionModel[];
+  transactions: SourcedTransaction[];
 }
 
 export interface AccountState {

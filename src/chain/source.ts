@@ -9,6 +9,7 @@ import type {
   FinalizedBlock,
   HashHex,
   PendingMessage,
+  SourcedTransaction,
   TransactionModel,
 } from './model.js';
 
@@ -70,7 +71,7 @@ export interface ChainSource {
    * transaction. Like liteserver `getTransactions`, the caller continues from the last item's
    * (prevLt, prevHash).
    */
-  getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit?: number): Promise<TransactionModel[]>;
+  getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit?: number): Promise<SourcedTransaction[]>;
   /** Runs a get-method on the latest finalized state. Non-zero exit codes are returned, not thrown. */
   runGetMethod(address: AccountId, method: string | number, stack?: TupleItem[]): Promise<GetMethodResult>;
 

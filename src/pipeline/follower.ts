@@ -3,7 +3,7 @@
 // follower killed at any moment continues with no gap and no duplicate.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { FinalizedBlock, PendingMessage } from '../chain/model.js';
+import type { FinalizedBlock, PendingMessage, TransactionModel } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
 import { readCursor, writeCursor } from '../bus/cursors.js';
 import { MEMPOOL_BASE, makePosition, type ChainEvent, type EventBatch, type UnplacedEvent } from '../bus/events.js';
@@ -197,7 +197,7 @@ export class Follower {
     };
     add({ type: 'block', block: block.masterchain });
     for (const shard of block.shards) add({ type: 'block', block: shard });
-    for (const tx of block.transactions) add({ type: 'transaction', tx });
+    for (const tx of block.transactions) add({ type: 'transaction', tx: withoutBoc(tx) });
     const traced = this.traces.applyBlock(seqno, block.transactions);
     for (const trace of traced.completed) add({ type: 'trace', trace });
 
@@ -276,4 +276,11 @@ export class Follower {
       this.options.logger.warn({ err }, 'event log prune failed');
     }
   }
+}
+
+/** The transaction as events carry it: without its raw BoC (see TransactionModel.boc). */
+function withoutBoc(tx: TransactionModel): TransactionModel {
+  if (tx.boc === undefined) return tx;
+  const { boc: _boc, ...rest } = tx;
+  return rest;
 }

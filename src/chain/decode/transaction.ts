@@ -1,7 +1,7 @@
 // `Transaction` (block.tlb) → TransactionModel, on the hot path: every transaction of the chain passes
 // here once. Hashes come from the cells already held; the BoC is reused when the caller has it.
 import type { Cell } from '@ton/core';
-import type { AccountStatus, MessageModel, TransactionModel } from '../model.js';
+import type { AccountStatus, MessageModel, SourcedTransaction, TransactionModel } from '../model.js';
 import { cellToBoc } from './boc.js';
 import { forEachLeafE } from './hashmap.js';
 import { classifyInbound } from './inbound.js';
@@ -92,7 +92,7 @@ function readDescription(r: CellReader): Description {
 }
 
 /** Decodes a Transaction cell. Throws CellLayoutError naming the field when the cell is not one. */
-export function decodeTransaction(cell: Cell, where: TransactionLocation): TransactionModel {
+export function decodeTransaction(cell: Cell, where: TransactionLocation): SourcedTransaction {
   if (cell.isExotic) throw new CellLayoutError('transaction is an exotic (pruned or library) cell');
   const r = new CellReader(cell);
   let at = 'tag';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Cell, type TupleItem } from '@ton/core';
 import { parseAccountId } from '../address.js';
 import { decodeTransaction } from '../decode/transaction.js';
-import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, TransactionModel } from '../model.js';
+import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
 import {
   ChainRejectedError,
   MAX_TRANSACTIONS_PER_CALL,
@@ -249,7 +249,7 @@ export class DevnetChain implements ChainSource {
     };
   }
 
-  async getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit = MAX_TRANSACTIONS_PER_CALL): Promise<TransactionModel[]> {
+  async getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit = MAX_TRANSACTIONS_PER_CALL): Promise<SourcedTransaction[]> {
     const { storage } = this.ready();
     const id = parseAccountId(address);
     const count = Math.max(1, Math.min(MAX_TRANSACTIONS_PER_CALL, Math.floor(limit)));

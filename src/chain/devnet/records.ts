@@ -2,7 +2,7 @@
 // to storage rows and back to the chain model, the persisted counters, get-method ids.
 import { Cell, crc16 } from '@ton/core';
 import { decodeTransaction } from '../decode/transaction.js';
-import type { TransactionModel } from '../model.js';
+import type { SourcedTransaction } from '../model.js';
 import { ChainRejectedError } from '../source.js';
 import { toQueuedMessage, type QueuedMessage } from './execute.js';
 import { FULL_SHARD, type ChainCounters, type ProducedTick } from './producer.js';
@@ -46,7 +46,7 @@ export function toStored(tx: ProducedTick['transactions'][number]): StoredTransa
   };
 }
 
-export function decodeStored(row: StoredTransaction): TransactionModel {
+export function decodeStored(row: StoredTransaction): SourcedTransaction {
   const boc = row.boc.toString('base64');
   return decodeTransaction(Cell.fromBoc(row.boc)[0]!, {
     block: { workchain: row.workchain, shard: FULL_SHARD, seqno: row.blockSeqno },

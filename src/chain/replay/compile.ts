@@ -1,7 +1,7 @@
 // Turns recorded templates into plans the generator can replay with plain object literals: roles
 // become indexes into a trace's bound accounts, message links become slots, and everything that
 // does not change between replays (phases, fees, bodies without accounts) is shared and frozen.
-import type { DecodedBody, MessageModel, TransactionModel } from '../model.js';
+import type { DecodedBody, MessageModel, SourcedTransaction } from '../model.js';
 import { ROLES, type Role, type TemplateKind, type TraceTemplate } from './templates.js';
 
 /** How a role gets its account: an owner wallet, the jetton wallet of an owner, or an address without code. */
@@ -22,7 +22,7 @@ export interface CompiledMessage {
 
 export interface CompiledTransaction {
   role: number;
-  tpl: TransactionModel;
+  tpl: SourcedTransaction;
   /** The external root message, built with this transaction; null for internal inbound messages. */
   external: CompiledMessage | null;
   /** Slot of the inbound internal message. */

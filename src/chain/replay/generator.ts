@@ -2,7 +2,7 @@
 // trace lands in the block after the previous hop, as on the real chain. Deterministic for a
 // seed and a clock. Everything per transaction is an object literal of a fixed shape (one hidden
 // class), ids come from counters, and template parts that never change are shared.
-import type { AccountId, BlockHeader, FinalizedBlock, HashHex, MessageModel, PendingMessage, TransactionModel } from '../model.js';
+import type { AccountId, BlockHeader, FinalizedBlock, HashHex, MessageModel, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
 import { bindDecoded, compileTemplate, deepen, type CompiledMessage, type CompiledTemplate, type RoleKind } from './compile.js';
 import { HashSequence, Random, accountIds } from './ids.js';
 import type { ResolvedReplayOptions } from './options.js';
@@ -128,7 +128,7 @@ export class BlockGenerator {
     const utime = (this.lastUtime = Math.max(this.lastUtime, now));
     const startLt = this.nextLt;
     const shardRef = { workchain: 0, shard: FULL_SHARD, seqno };
-    const transactions: TransactionModel[] = [];
+    const transactions: SourcedTransaction[] = [];
 
     const slot = seqno % this.ring.length;
     const continuing = this.ring[slot]!;
@@ -168,7 +168,7 @@ export class BlockGenerator {
     seqno: number,
     utime: number,
     block: TransactionModel['block'],
-    out: TransactionModel[],
+    out: SourcedTransaction[],
   ): void {
     const { template, accounts, messages } = trace;
     for (const step of template.hops[hop]!) {

@@ -4,7 +4,7 @@
 // What it cannot answer is listed in src/chain/replay/README.md.
 import type { TupleItem } from '@ton/core';
 import { parseAccountId } from '../address.js';
-import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, TransactionModel } from '../model.js';
+import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
 import {
   ChainRejectedError,
   MAX_TRANSACTIONS_PER_CALL,
@@ -198,12 +198,12 @@ export class ReplaySource implements ChainSource {
   }
 
   /** Walks the account's transactions back from (lt, hash) inside the kept window only. */
-  async getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit = MAX_TRANSACTIONS_PER_CALL): Promise<TransactionModel[]> {
+  async getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit = MAX_TRANSACTIONS_PER_CALL): Promise<SourcedTransaction[]> {
     this.ready();
     const id = parseAccountId(address);
     const count = Math.max(1, Math.min(MAX_TRANSACTIONS_PER_CALL, Math.floor(limit)));
     const wanted = hash.toLowerCase();
-    const out: TransactionModel[] = [];
+    const out: SourcedTransaction[] = [];
     let next: { lt: bigint; hash: HashHex } | null = { lt, hash: wanted };
     for (let b = this.window.length - 1; b >= 0 && next && out.length < count; b--) {
       const txs = this.window[b]!.transactions;

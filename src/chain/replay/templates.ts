@@ -3,7 +3,7 @@
 // message hash by a link (`#t0`, `#m1`…), so the same shape can be re-addressed any number of
 // times. scripts/record-replay-templates.ts writes them; this module reads and checks them.
 import { readFileSync } from 'node:fs';
-import type { TransactionModel } from '../model.js';
+import type { SourcedTransaction } from '../model.js';
 
 export const TEMPLATE_KINDS = ['ton_transfer', 'ton_comment', 'jetton_transfer', 'bounce'] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
@@ -16,7 +16,7 @@ export interface TemplateTransaction {
   /** Blocks after the trace's first block (one hop per block, as on the real chain). */
   hop: number;
   /** The transaction with roles and links in place of accounts and hashes. */
-  tx: TransactionModel;
+  tx: SourcedTransaction;
 }
 
 export interface TraceTemplate {
