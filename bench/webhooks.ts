@@ -113,7 +113,10 @@ async function pipeline(ctx: BenchContext, dialect: DialectName, receiver: Recei
   return {
     endpoint,
     append,
-    pending: () => component.webhooks.engine.pendingCount(),
+    pending: async () => {
+      await component.webhooks.engine.flush();
+      return component.webhooks.engine.pendingCount();
+    },
     async close() {
       await component.stop!();
       await close();
@@ -128,7 +131,7 @@ const BACKLOG = 5_000;
  * The delivery engine on its own: a producer writes deliveries into the durable outbox in its own
  * transactions (1,000 per transaction, over 1,000 ordering keys) while the worker delivers them.
  */
-async function engineThroughput(ctx: BenchContext, dialect: DialectName, receiver: ReceiverProcess, total: number) {
+async function engineThroughput(ctx: BenchContext, dialect: DialectName, receiver: ReceiverProcess, total: number, maxSeconds: number) {
   const { store, close } = await openBenchStore(dialect, ctx.tmpDir, `webhooks_engine_${dialect}`);
   const engine = new DeliveryEngine({ store, allowLoopback: true });
   try {
@@ -139,7 +142,7 @@ async function engineThroughput(ctx: BenchContext, dialect: DialectName, receive
     let enqueued = 0;
     let lastReport = started;
     const cpu = process.cpuUsage();
-    while (enqueued < total) {
+    while (enqueued < total && now() - started < maxSeconds * 1000) {
       const delivered = (await receiver.count()) - startCount;
       if (delivered < enqueued - BACKLOG) {
         await sleep(10);
@@ -157,8 +160,8 @@ async function engineThroughput(ctx: BenchContext, dialect: DialectName, receive
         ctx.progress(`engine on ${dialect}: ${enqueued}/${total} enqueued, ${delivered} delivered`);
       }
     }
-    const deadline = now() + 60_000;
-    while ((await receiver.count()) - startCount < total && now() < deadline) await sleep(10);
+    const deadline = now() + 30_000;
+    while ((await receiver.count()) - startCount < enqueued && now() < deadline) await sleep(10);
     const delivered = (await receiver.count()) - startCount;
     const ms = now() - started;
     const used = process.cpuUsage(cpu);
@@ -171,14 +174,14 @@ async function engineThroughput(ctx: BenchContext, dialect: DialectName, receive
 }
 
 /** Deliveries/s for `total` events appended in blocks of 1,000 while the outbox stays below a bound. */
-async function pipelineThroughput(ctx: BenchContext, dialect: DialectName, receiver: ReceiverProcess, total: number) {
+async function pipelineThroughput(ctx: BenchContext, dialect: DialectName, receiver: ReceiverProcess, total: number, maxSeconds: number) {
   const p = await pipeline(ctx, dialect, receiver, 'throughput');
   try {
     const startCount = await receiver.count();
     const started = now();
     let appended = 0;
     let lastReport = started;
-    while (appended < total) {
+    while (appended < total && now() - started < maxSeconds * 1000) {
       if ((await receiver.count()) - startCount < appended - BACKLOG) {
         await sleep(10);
         continue;
@@ -190,8 +193,8 @@ async function pipelineThroughput(ctx: BenchContext, dialect: DialectName, recei
         ctx.progress(`${dialect}: ${appended}/${total} events appended, ${(await receiver.count()) - startCount} delivered`);
       }
     }
-    const deadline = now() + 60_000;
-    while ((await receiver.count()) - startCount < total && now() < deadline) await sleep(10);
+    const deadline = now() + 30_000;
+    while ((await receiver.count()) - startCount < appended && now() < deadline) await sleep(10);
     const delivered = (await receiver.count()) - startCount;
     return { perSecond: perSecond(delivered, now() - started), delivered, pending: await p.pending() };
   } finally {
@@ -253,11 +256,11 @@ const bench: Benchmark = {
       for (const dialect of dialects) {
         const total = Math.round((dialect === 'sqlite' ? 120_000 : 40_000) * ctx.scale);
         ctx.progress(`engine on ${dialect}: ${total} deliveries over ${ACCOUNTS} ordering keys`);
-        engineRuns.push({ dialect, run: await engineThroughput(ctx, dialect, receiver, total) });
+        engineRuns.push({ dialect, run: await engineThroughput(ctx, dialect, receiver, total, dialect === 'sqlite' ? 20 : 12) });
       }
       const pipelineTotal = Math.round(50_000 * ctx.scale);
       ctx.progress(`event log → router → delivery on SQLite: ${pipelineTotal} events`);
-      const pipe = await pipelineThroughput(ctx, 'sqlite', receiver, pipelineTotal);
+      const pipe = await pipelineThroughput(ctx, 'sqlite', receiver, pipelineTotal, 12);
 
       ctx.progress(`autocannon alone again: ${seconds} s`);
       const after = await autocannonAlone(receiver.port, sampleBody, headers, seconds);

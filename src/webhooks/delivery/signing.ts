@@ -2,7 +2,7 @@
 // Idempotency-Key (sha256 hex of the body, as the original), and Standard Webhooks headers —
 // `webhook-signature: v1,<base64 HMAC-SHA256(secret, "id.timestamp.body")>`, one signature per
 // active secret while a rotated secret overlaps.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, hash, randomBytes } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -44,12 +44,13 @@ export function signatureHeader(secrets: readonly string[], messageId: string, t
   return secrets.map((s) => sign(s, messageId, timestampSeconds, body)).join(' ');
 }
 
+/** One-shot hashing (no Hash object per call: it runs for every delivery). */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** A stable `webhook-id` for a delivery: the same event to the same endpoint always gets the same id. */
 export function deriveMessageId(endpointId: number, eventType: string, body: string): string {
-  const digest = createHash('sha256').update(`${endpointId}\n${eventType}\n${body}`).digest('base64url');
+  const digest = hash('sha256', `${endpointId}\n${eventType}\n${body}`, 'base64url');
   return `msg_${digest.slice(0, 32)}`;
 }
