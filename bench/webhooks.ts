@@ -47,6 +47,8 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+// Ends with the benchmark, even when the benchmark is killed.
+process.on('disconnect', () => process.exit(0));
 process.on('message', (m) => {
   if (m.cmd === 'count') process.send({ count });
   if (m.cmd === 'record') { recording = m.on; if (m.on) arrivals.length = 0; process.send({ ok: true }); }
