@@ -106,9 +106,16 @@ export interface SpawnedService {
 }
 
 /** Runs `tonwatch serve` from source in a child process and waits until it listens. */
-export async function spawnService(opts: { dataDir: string; env?: Record<string, string>; adminKey?: string; timeoutMs?: number }): Promise<SpawnedService> {
+export async function spawnService(opts: {
+  dataDir: string;
+  env?: Record<string, string>;
+  adminKey?: string;
+  timeoutMs?: number;
+  /** Node arguments; default: the CLI from source through tsx. */
+  command?: string[];
+}): Promise<SpawnedService> {
   const adminKey = opts.adminKey ?? `tw_test_admin_${randomBytes(12).toString('hex')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
+  const child = spawn(process.execPath, opts.command ?? ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -23,7 +23,8 @@ export const CATEGORY_NEXT_RESOLVER = dnsCategory('dns_next_resolver');
 function contractsDir(): string {
   const beside = fileURLToPath(new URL('./contracts/', import.meta.url));
   if (existsSync(beside + DNS_RESOLVER_SOURCE)) return beside;
-  const fromDist = fileURLToPath(new URL('../../../../src/chain/devnet/contracts/', import.meta.url));
+  // dist/chain/devnet/ → the repository root is three levels up; tsc does not copy .tolk files.
+  const fromDist = fileURLToPath(new URL('../../../src/chain/devnet/contracts/', import.meta.url));
   return fromDist;
 }
 
