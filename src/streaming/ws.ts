@@ -68,14 +68,8 @@ export class WsConnection extends StreamConnection {
       for (const frame of frames) this.ws.send(frame, { binary: false });
       return;
     }
-    if (frames.length === 1) {
-      this.socket.write(frames[0]!);
-      return;
-    }
-    // Corking the TCP socket turns one batch into one write, whatever the number of frames.
-    this.socket.cork();
-    for (const frame of frames) this.socket.write(frame);
-    this.socket.uncork();
+    // One buffer, one write: cheaper than corking into a writev, which the fan-out pays per connection.
+    this.socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
   }
 
   bufferedBytes(): number {
