@@ -7,6 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Checkpointer, type CheckpointStats } from './checkpointer.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -16,6 +17,8 @@ export interface Store {
   readonly db: Kysely<any>;
   /** Human-readable target, with no credentials. */
   readonly description: string;
+  /** SQLite on a file: the background WAL checkpointer's counters. */
+  readonly checkpoints?: CheckpointStats;
   close(): Promise<void>;
 }
 
@@ -51,13 +54,31 @@ function openSqlite(file: string): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  const checkpointer = file === ':memory:' ? null : startCheckpointer(database, file);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
   return {
     dialect: 'sqlite',
     db,
     description: `sqlite:${file}`,
-    close: () => db.destroy(),
+    checkpoints: checkpointer?.stats,
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
+}
+
+/** Moves WAL checkpoints to a worker thread; on its failure SQLite's own automatic checkpoints resume. */
+function startCheckpointer(database: Database.Database, file: string): Checkpointer {
+  // Bounds the WAL file's size on disk after each checkpoint resets it.
+  database.pragma('journal_size_limit = 67108864');
+  database.pragma('wal_autocheckpoint = 0');
+  return new Checkpointer(path.resolve(file), {
+    onFailure: (err) => {
+      process.emitWarning(`SQLite checkpoint worker failed (${err.message}); checkpoints run on commits again`);
+      if (database.open) database.pragma('wal_autocheckpoint = 1000');
+    },
+  });
 }
 
 const INT8_OID = 20;

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Checkpointer } from './checkpointer.js';
+import { openStore, toNum, type Store } from './db.js';
+
+// WAL checkpoints run in a worker thread: commits on the main connection never checkpoint.
+describe('SQLite WAL checkpointer', () => {
+  let store: Store | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await store?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    store = dir = undefined;
+  });
+
+  it('keeps checkpoints off commits and copies the WAL into the database from its worker', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-ckpt-'));
+    const file = path.join(dir, 'tonwatch.db');
+    store = await openStore({ sqlitePath: file });
+    const autocheckpoint = await sql<{ wal_autocheckpoint: bigint }>`pragma wal_autocheckpoint`.execute(store.db);
+    expect(toNum(autocheckpoint.rows[0]!.wal_autocheckpoint)).toBe(0);
+
+    await sql`create table t (id integer primary key, v blob)`.execute(store.db);
+    // ~2,000 pages: past the 1,000 at which SQLite itself would have checkpointed inside a commit.
+    for (let i = 0; i < 2000; i++) await sql`insert into t (v) values (${Buffer.alloc(4000, i % 256)})`.execute(store.db);
+    const walBytes = fs.statSync(`${file}-wal`).size;
+    expect(walBytes).toBeGreaterThan(2000 * 4096);
+    const stats = store.checkpoints!;
+    const deadline = Date.now() + 10_000;
+    while ((stats.runs === 0 || stats.checkpointedFrames < stats.walFrames || stats.walFrames < 2000) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(stats.walFrames).toBeGreaterThanOrEqual(2000);
+    expect(stats.checkpointedFrames).toBe(stats.walFrames);
+    // The rows are in the database file itself, readable without the WAL.
+    expect(fs.statSync(file).size).toBeGreaterThan(2000 * 4000);
+
+    await store.close();
+    store = undefined;
+    // The last connection to close removes the WAL; the data is all there on reopen.
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    store = await openStore({ sqlitePath: file });
+    const count = await sql<{ n: bigint }>`select count(*) as n from t`.execute(store.db);
+    expect(toNum(count.rows[0]!.n)).toBe(2000);
+  });
+});
+
+describe('SQLite WAL checkpointer under writes that never pause', () => {
+  it('restarts the WAL once it passes the bound, so it does not grow without end', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-ckpt-'));
+    const file = path.join(dir, 'bounded.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('create table t (id integer primary key, v blob)');
+    const insert = db.prepare('insert into t (v) values (?)');
+    const checkpointer = new Checkpointer(file, { intervalMs: 20, restartFrames: 200, onFailure: (err) => expect.fail(err.message) });
+    try {
+      // Writes keep coming while the worker checkpoints: the WAL restarts whenever it passes 200 frames.
+      const deadline = Date.now() + 10_000;
+      let rows = 0;
+      while ((checkpointer.stats.restarts < 2 || rows < 3000) && Date.now() < deadline) {
+        for (let i = 0; i < 20; i++, rows++) insert.run(Buffer.alloc(4000, rows % 256));
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      expect(checkpointer.stats.restarts).toBeGreaterThanOrEqual(2);
+      // 3,000 pages written; a WAL that never restarted would hold them all.
+      // Frames in the WAL now, from its last restart on; without restarts it would hold every page written.
+      // (-1: the worker's own checkpoint was running at that instant; ask again.)
+      let log = -1;
+      for (let tries = 0; log < 0 && tries < 100; tries++) {
+        log = (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
+        if (log < 0) await new Promise((r) => setTimeout(r, 3));
+      }
+      expect(log).toBeGreaterThan(0);
+      expect(log).toBeLessThan(rows / 2);
+      expect(db.prepare('select count(*) as n from t').get()).toEqual({ n: rows });
+    } finally {
+      await checkpointer.stop();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,84 @@
+// WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside whichever commit
+// crosses the threshold and includes the only fsync of WAL mode with synchronous=NORMAL: a request
+// that happens to commit then waits for tens of milliseconds. Instead the main connection never
+// checkpoints and a worker thread, with its own connection to the same file, runs a PASSIVE
+// checkpoint on a timer (PASSIVE never blocks readers or the writer).
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+export interface CheckpointerOptions {
+  /** Period between checkpoints. */
+  intervalMs?: number;
+  /** WAL frames (pages) past which a checkpoint waits for the writer to restart the WAL. */
+  restartFrames?: number;
+  /** Called once if the worker fails; the caller turns automatic checkpoints back on. */
+  onFailure(err: Error): void;
+}
+
+/** What the worker did, for /metrics and tests. */
+export interface CheckpointStats {
+  runs: number;
+  /** Runs that found the WAL past the bound and made the writer wait for a restart. */
+  restarts: number;
+  /** Frames in the WAL and frames copied into the database at the last run. */
+  walFrames: number;
+  checkpointedFrames: number;
+}
+
+// Plain CommonJS run with `eval`: works the same from src/ (tsx, vitest) and dist/.
+// A PASSIVE checkpoint copies frames while the writer keeps appending, and the WAL only restarts
+// when a write begins after a complete one: short periods keep each run small enough to complete.
+// Under writes that never pause the WAL could still grow, so past a bound a RESTART checkpoint
+// holds the writer back for a moment (milliseconds, once caught up) and the WAL starts over.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 2000');
+let runs = 0;
+let restarts = 0;
+function checkpoint() {
+  let [row] = db.pragma('wal_checkpoint(PASSIVE)');
+  if (row.log > workerData.restartFrames) {
+    // Caught up first, the restart holds the writer only for the frames of the last moment.
+    db.pragma('wal_checkpoint(PASSIVE)');
+    [row] = db.pragma('wal_checkpoint(RESTART)');
+    restarts++;
+  }
+  runs++;
+  parentPort.postMessage({ runs, restarts, walFrames: row.log, checkpointedFrames: row.checkpointed });
+}
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.on('message', (m) => {
+  if (m !== 'stop') return;
+  clearInterval(timer);
+  try { checkpoint(); } finally { db.close(); parentPort.close(); }
+});
+`;
+
+export class Checkpointer {
+  readonly stats: CheckpointStats = { runs: 0, restarts: 0, walFrames: 0, checkpointedFrames: 0 };
+  private readonly worker: Worker;
+  private stopped = false;
+
+  constructor(file: string, options: CheckpointerOptions) {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs: options.intervalMs ?? 200, restartFrames: options.restartFrames ?? 16_384 } });
+    this.worker.unref();
+    this.worker.on('message', (m: CheckpointStats) => Object.assign(this.stats, m));
+    this.worker.on('error', (err) => {
+      if (!this.stopped) options.onFailure(err);
+    });
+  }
+
+  /** Runs a last checkpoint and ends the worker. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.postMessage('stop');
+    const timeout = setTimeout(() => void this.worker.terminate(), 5000);
+    await exited;
+    clearTimeout(timeout);
+  }
+}
