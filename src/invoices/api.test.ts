@@ -137,7 +137,7 @@ describe('invoicing API', () => {
         expect(await cli('webhook', 'add', id, receiver.url + '/second')).toBe(0);
         expect(out.at(-1)).toMatch(/signing secret whsec_/);
         expect(await cli('create', '--name', 'x', '--recipient', merchant)).toBe(1);
-        expect(err.at(-1)).toMatch(/400 .*\(field name\)/);
+        expect(err.at(-1)).toMatch(/400 .*\(field: name\)/);
         expect(await cli('delete', id)).toBe(0);
         expect(await cli('show', id)).toBe(1);
         expect(await appsCli(['list', '--url', svc.url, '--key', 'tw_wrong'])).toBe(1);

@@ -1,6 +1,7 @@
 // `tonwatch apps <command>`: invoicing applications of a running server, through its public API
 // (/api/v1/services/invoices/app…, docs/INVOICES.md) with the admin key. Human-readable output by
 // default, the server's JSON with --json.
+import { UsageError, callApi, lastOption, parseCommandLine, serverUrl, type CommandLine } from '../client.js';
 
 export const summary = 'invoicing applications of a running server: create, list, show, update, delete, token, webhooks';
 
@@ -31,40 +32,7 @@ options:
 const FLAGS = new Set(['json', 'help', 'regenerate']);
 const BASE = '/api/v1/services/invoices';
 
-class UsageError extends Error {}
-
-interface Parsed {
-  args: string[];
-  options: Record<string, string[]>;
-  flags: Set<string>;
-}
-
-function parseArgs(argv: string[]): Parsed {
-  const args: string[] = [];
-  const options: Record<string, string[]> = {};
-  const flags = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '-h') {
-      flags.add('help');
-      continue;
-    }
-    if (!arg.startsWith('--')) {
-      args.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
-    if (FLAGS.has(name)) {
-      flags.add(name);
-      continue;
-    }
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    (options[name] ??= []).push(value);
-  }
-  return { args, options, flags };
-}
+type Parsed = CommandLine;
 
 interface Request {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -92,8 +60,8 @@ function webhookLines(w: any): string {
 }
 
 function requestFor(p: Parsed): Request {
-  const one = (name: string) => p.options[name]?.[p.options[name]!.length - 1];
-  const [command, ...rest] = p.args;
+  const one = (name: string) => lastOption(p, name);
+  const [command, ...rest] = p.positionals;
   switch (command) {
     case 'create': {
       const body: Record<string, unknown> = { name: one('name'), recipient_address: one('recipient') };
@@ -164,8 +132,8 @@ export async function run(argv: string[]): Promise<number> {
   let parsed: Parsed;
   let request: Request;
   try {
-    parsed = parseArgs(argv);
-    if (parsed.flags.has('help') || parsed.args[0] === 'help') {
+    parsed = parseCommandLine(argv, FLAGS);
+    if (parsed.flags.has('help') || parsed.positionals[0] === 'help') {
       console.log(HELP);
       return 0;
     }
@@ -175,36 +143,13 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`tonwatch apps: ${err.message}\n\n${HELP}`);
     return 1;
   }
-  const url = (parsed.options.url?.at(-1) ?? process.env.TONWATCH_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-  const key = parsed.options.key?.at(-1) ?? process.env.TONWATCH_ADMIN_KEY;
+  const key = lastOption(parsed, 'key') ?? process.env.TONWATCH_ADMIN_KEY;
   if (!key) {
     console.error('tonwatch apps: the admin key is needed: --key <key> or TONWATCH_ADMIN_KEY');
     return 1;
   }
-  let res: Response;
-  try {
-    res = await fetch(url + request.path, {
-      method: request.method,
-      headers: { authorization: `Bearer ${key}`, ...(request.body ? { 'content-type': 'application/json' } : {}) },
-      body: request.body ? JSON.stringify(request.body) : undefined,
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
-    console.error(`tonwatch apps: cannot reach tonwatch at ${url}: ${cause}`);
-    return 1;
-  }
-  const text = await res.text();
-  let json: any = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  if (!res.ok) {
-    const message = json?.error ?? (text || res.statusText);
-    console.error(`tonwatch apps: ${res.status} ${message}${json?.field ? ` (field ${json.field})` : ''}`);
-    return 1;
-  }
+  const json = await callApi('tonwatch apps', serverUrl(parsed), { ...request, key });
+  if (json === undefined) return 1;
   console.log(parsed.flags.has('json') ? JSON.stringify(json, null, 2) : request.show(json));
   return 0;
 }

@@ -1,6 +1,7 @@
 // `tonwatch devnet <command>`: a thin HTTP client of the devnet control API of a running server
 // (src/chain/devnet/http.ts). Human-readable output by default, the server's JSON with --json.
 import { fromNano, toNano } from '@ton/core';
+import { UsageError, callApi, lastOption, parseCommandLine, serverUrl, type CommandLine } from '../client.js';
 
 export const summary = 'drive the devnet of a running server: wallets, send, jetton-send, pay, block, scenarios';
 
@@ -32,40 +33,20 @@ options:
 
 const FLAGS = new Set(['json', 'help', 'comment-in-ref', 'ignore-expiry', 'bounce', 'no-bounce']);
 
-class UsageError extends Error {}
-
+/** The command line with the single command and single-valued options this tool takes. */
 interface Parsed {
   command: string | undefined;
   options: Record<string, string>;
   flags: Set<string>;
+  line: CommandLine;
 }
 
 function parseArgs(argv: string[]): Parsed {
+  const line = parseCommandLine(argv, FLAGS);
+  if (line.positionals.length > 1) throw new UsageError(`unexpected argument '${line.positionals[1]}'`);
   const options: Record<string, string> = {};
-  const flags = new Set<string>();
-  let command: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '-h') {
-      flags.add('help');
-      continue;
-    }
-    if (!arg.startsWith('--')) {
-      if (command !== undefined) throw new UsageError(`unexpected argument '${arg}'`);
-      command = arg;
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
-    if (FLAGS.has(name)) {
-      flags.add(name);
-      continue;
-    }
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    options[name] = value;
-  }
-  return { command, options, flags };
+  for (const name of Object.keys(line.options)) options[name] = lastOption(line, name)!;
+  return { command: line.positionals[0], options, flags: line.flags, line };
 }
 
 function tonToNano(value: string): string {
@@ -185,32 +166,8 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`tonwatch devnet: ${err.message}\n\n${HELP}`);
     return 1;
   }
-  const url = (parsed.options.url ?? process.env.TONWATCH_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-  let res: Response;
-  try {
-    res = await fetch(url + request.path, {
-      method: request.method,
-      headers: request.body ? { 'content-type': 'application/json' } : {},
-      body: request.body ? JSON.stringify(request.body) : undefined,
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
-    console.error(`tonwatch devnet: cannot reach tonwatch at ${url}: ${cause}`);
-    return 1;
-  }
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    console.error(`tonwatch devnet: ${url} answered ${res.status} with a non-JSON body`);
-    return 1;
-  }
-  if (!res.ok) {
-    const field = json?.field ? ` (field: ${json.field})` : '';
-    console.error(`tonwatch devnet: ${json?.error ?? `HTTP ${res.status}`}${field}`);
-    return 1;
-  }
+  const json = await callApi('tonwatch devnet', serverUrl(parsed.line), request);
+  if (json === undefined) return 1;
   console.log(parsed.flags.has('json') ? JSON.stringify(json, null, 2) : human(parsed.command!, json));
   return 0;
 }
