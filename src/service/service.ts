@@ -16,6 +16,7 @@ import { Follower } from '../pipeline/follower.js';
 import { FollowerMetrics } from '../pipeline/metrics.js';
 import { openStore, type Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
+import { registerStoreMetrics } from '../store/metrics.js';
 import { createChainSource } from './chain.js';
 import type { Component, ComponentFactory, ServiceContext } from './component.js';
 import { componentFactories } from './components.js';
@@ -62,6 +63,7 @@ export async function startService(config: Config, options: StartServiceOptions 
     cleanup.push(() => source.stop());
 
     const metrics = new Registry();
+    registerStoreMetrics(metrics, store);
     const events = new StoreEventLog(store, { retentionMs: config.eventRetentionSeconds * 1000, now });
     await events.open();
     const follower = new Follower({

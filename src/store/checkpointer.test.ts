@@ -4,8 +4,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
 import { Checkpointer } from './checkpointer.js';
 import { openStore, toNum, type Store } from './db.js';
+import { registerStoreMetrics } from './metrics.js';
 
 // WAL checkpoints run in a worker thread: commits on the main connection never checkpoint.
 describe('SQLite WAL checkpointer', () => {
@@ -34,6 +36,12 @@ describe('SQLite WAL checkpointer', () => {
     while ((stats.runs === 0 || stats.checkpointedFrames < stats.walFrames || stats.walFrames < 2000) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(stats.walFrames).toBeGreaterThanOrEqual(2000);
     expect(stats.checkpointedFrames).toBe(stats.walFrames);
+    // What /metrics shows of it.
+    const registry = new Registry();
+    registerStoreMetrics(registry, store);
+    const text = await registry.metrics();
+    expect(Number(/^tonwatch_sqlite_checkpoints_total (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^tonwatch_sqlite_wal_frames (\d+)$/m.exec(text)?.[1])).toBe(stats.walFrames);
     // The rows are in the database file itself, readable without the WAL.
     expect(fs.statSync(file).size).toBeGreaterThan(2000 * 4000);
 
