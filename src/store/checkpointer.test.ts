@@ -92,3 +92,16 @@ describe('SQLite WAL checkpointer under writes that never pause', () => {
     }
   });
 });
+
+describe('SQLite WAL checkpointer failing', () => {
+  it('reports the failure once (the store turns SQLite checkpoints back on) and still stops', async () => {
+    const failures: string[] = [];
+    const checkpointer = new Checkpointer(path.join(os.tmpdir(), 'tw-ckpt-missing', 'none.db'), { onFailure: (err) => failures.push(err.message) });
+    const deadline = Date.now() + 10_000;
+    while (failures.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/unable to open|does not exist|no such file/i);
+    await checkpointer.stop();
+    expect(checkpointer.stats.runs).toBe(0);
+  });
+});

@@ -59,12 +59,15 @@ parentPort.on('message', (m) => {
 export class Checkpointer {
   readonly stats: CheckpointStats = { runs: 0, restarts: 0, walFrames: 0, checkpointedFrames: 0 };
   private readonly worker: Worker;
+  /** Settles when the thread ends, however it ends (stop, failure). */
+  private readonly exited: Promise<void>;
   private stopped = false;
 
   constructor(file: string, options: CheckpointerOptions) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs: options.intervalMs ?? 200, restartFrames: options.restartFrames ?? 16_384 } });
     this.worker.unref();
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.on('message', (m: CheckpointStats) => Object.assign(this.stats, m));
     this.worker.on('error', (err) => {
       if (!this.stopped) options.onFailure(err);
@@ -75,10 +78,9 @@ export class Checkpointer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage('stop');
     const timeout = setTimeout(() => void this.worker.terminate(), 5000);
-    await exited;
+    await this.exited;
     clearTimeout(timeout);
   }
 }
