@@ -1,14 +1,13 @@
 // Headless Chromium's own EventSource and WebSocket against the real service on the devnet:
 // notifications arrive as browsers see them, heartbeat=data reaches a watchdog, and the browser's
 // automatic reconnect (with its Last-Event-ID) gets the event it missed while disconnected.
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../test/support/chromium.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import type { TransactionEvent } from '../bus/events.js';
 import { componentFactories } from '../service/components.js';
 import type { StreamHub } from './hub.js';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** What the page collects (the test's tsconfig has no DOM types: the page code reaches them through `globalThis`). */
 interface Seen {
@@ -36,7 +35,7 @@ describe('headless Chromium clients', () => {
 
   beforeAll(async () => {
     svc = await startTestService({ components: componentFactories.filter((c) => c.name === 'devnet' || c.name === 'streaming') });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,11 +4,11 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { ROOT } from '../support/service.js';
 
-export const CHROMIUM = process.env.TONWATCH_CHROMIUM ?? '/usr/bin/chromium';
+export { launchChromium } from '../support/chromium.js';
 export const SCREENSHOTS = path.join(ROOT, 'test-results', 'console');
 
 /** Builds the console from web/ (as `npm run build` does) into a fresh directory. */
@@ -16,14 +16,6 @@ export async function buildConsole(): Promise<string> {
   const outDir = mkdtempSync(path.join(tmpdir(), 'tonwatch-console-build-'));
   await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), build: { outDir, emptyOutDir: true }, logLevel: 'error' });
   return outDir;
-}
-
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    timeout: 20_000,
-  });
 }
 
 export interface RecordedRequest {
