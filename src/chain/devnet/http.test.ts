@@ -1,31 +1,24 @@
 // The devnet control API over real HTTP (Fastify on port 0): each route works on a real devnet,
 // and every invalid parameter is a 400 whose JSON error names the field, with nothing submitted.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginCell } from '@ton/core';
-import { toErrorResponse } from '../../http/errors.js';
 import { settle } from './genesis.js';
-import { devnetRoutes } from './http.js';
 import { devnetComponent } from './index.js';
 import type { ServiceContext } from '../../service/component.js';
-import { openTestDevnet, transactionsAfter, type TestDevnet } from './testing.js';
+import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from './testing.js';
 
 let devnet: TestDevnet;
-let app: FastifyInstance;
+let api: { url: string; close: () => Promise<void> };
 let base: string;
 
 beforeAll(async () => {
   devnet = await openTestDevnet();
-  app = Fastify();
-  app.setErrorHandler((e, _req, reply) => {
-    const r = toErrorResponse(e);
-    reply.code(r.statusCode).send(r.body);
-  });
-  await app.register(devnetRoutes, { control: devnet.control });
-  base = await app.listen({ port: 0, host: '127.0.0.1' });
+  api = await serveControlApi(devnet);
+  base = api.url;
 });
 afterAll(async () => {
-  await app?.close();
+  await api?.close();
   await devnet?.close();
 });
 

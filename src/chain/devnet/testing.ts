@@ -3,9 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Fastify from 'fastify';
+import { toErrorResponse } from '../../http/errors.js';
 import type { HashHex, TransactionModel } from '../model.js';
 import type { DevnetChain, DevnetChainOptions } from './chain.js';
 import { settle } from './genesis.js';
+import { devnetRoutes } from './http.js';
 import { startDevnet, type Devnet } from './index.js';
 
 export interface TestDevnet extends Devnet {
@@ -25,6 +28,18 @@ export async function openTestDevnet(options: Partial<DevnetChainOptions> = {}):
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The devnet control API alone on a free port (errors answered as the service answers them). */
+export async function serveControlApi(devnet: Devnet): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = Fastify();
+  app.setErrorHandler((e, _req, reply) => {
+    const r = toErrorResponse(e);
+    reply.code(r.statusCode).send(r.body);
+  });
+  await app.register(devnetRoutes, { control: devnet.control });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url, close: () => app.close() };
 }
 
 /** Every transaction of the masterchain blocks after `afterSeqno`, in block order. */

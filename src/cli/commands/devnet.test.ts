@@ -1,27 +1,19 @@
 // `tonwatch devnet …` against a real control API (Fastify on port 0 over a real devnet).
-import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { toErrorResponse } from '../../http/errors.js';
-import { devnetRoutes } from '../../chain/devnet/http.js';
-import { openTestDevnet, transactionsAfter, type TestDevnet } from '../../chain/devnet/testing.js';
+import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from '../../chain/devnet/testing.js';
 import { run } from './devnet.js';
 
 let devnet: TestDevnet;
-let app: FastifyInstance;
+let api: { url: string; close: () => Promise<void> };
 let url: string;
 
 beforeAll(async () => {
   devnet = await openTestDevnet();
-  app = Fastify();
-  app.setErrorHandler((e, _req, reply) => {
-    const r = toErrorResponse(e);
-    reply.code(r.statusCode).send(r.body);
-  });
-  await app.register(devnetRoutes, { control: devnet.control });
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  api = await serveControlApi(devnet);
+  url = api.url;
 });
 afterAll(async () => {
-  await app?.close();
+  await api?.close();
   await devnet?.close();
 });
 afterEach(() => {
