@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Cell } from '@ton/core';
 import type { BlockId, TransactionModel } from '../model.js';
-import { readBlockInfo, type ExtBlockRef } from './block-info.js';
+import { readBlockInfo, type BlockInfo } from './block-info.js';
 import { forEachLeaf, forEachLeafE } from './hashmap.js';
 import { readCurrencyCollection } from './message.js';
 import { CellLayoutError, CellReader } from './reader.js';
@@ -20,16 +20,9 @@ export const BLOCK_TAG = 0x11ef55aa;
 /** The constructor tag block.tlb gives `block_extra` (its scheme's CRC32, as tlbc computes it). */
 export const BLOCK_EXTRA_TAG = 0x4a33f6fd;
 
-export interface DecodedBlockHeader extends BlockId {
+/** The block's id and its BlockInfo fields (`masterRef`: a lower bound of the committing masterchain block). */
+export interface DecodedBlockHeader extends BlockId, BlockInfo {
   globalId: number;
-  genUtime: number;
-  startLt: bigint;
-  endLt: bigint;
-  keyBlock: boolean;
-  minRefMcSeqno: number;
-  /** Shard blocks: the latest masterchain block known when it was made (a lower bound of the committing one). */
-  masterRef: ExtBlockRef | null;
-  prev: ExtBlockRef[];
 }
 
 export interface DecodedBlock {
@@ -79,21 +72,7 @@ export function decodeBlock(boc: Buffer | Cell, options: DecodeBlockOptions = {}
   extra.skip(512); // rand_seed, created_by
   const mcExtra = extra.maybeRef();
 
-  const header: DecodedBlockHeader = {
-    workchain: info.workchain,
-    shard: info.shard,
-    seqno: info.seqno,
-    rootHash: root.hash().toString('hex'),
-    fileHash,
-    globalId,
-    genUtime: info.genUtime,
-    startLt: info.startLt,
-    endLt: info.endLt,
-    keyBlock: info.keyBlock,
-    minRefMcSeqno: info.minRefMcSeqno,
-    masterRef: info.masterRef,
-    prev: info.prev,
-  };
+  const header: DecodedBlockHeader = { ...info, rootHash: root.hash().toString('hex'), fileHash, globalId };
   const mcSeqno = options.mcSeqno ?? (info.masterRef ? info.masterRef.seqno : info.seqno);
   const where = { block: { workchain: info.workchain, shard: info.shard, seqno: info.seqno }, mcSeqno };
   const transactions = readTransactionCells(accountBlocks).map((cell) => decodeTransaction(cell, where));
