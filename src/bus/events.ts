@@ -19,10 +19,6 @@ export function positionSeqno(position: Position): number {
   return Math.floor(position / POSITION_STRIDE);
 }
 
-export function positionIndex(position: Position): number {
-  return position % POSITION_STRIDE;
-}
-
 interface EventBase {
   position: Position;
   /** Masterchain seqno the event belongs to. */

@@ -34,7 +34,3 @@ export function decodeUtf8(bytes: Uint8Array): string {
   return utf8.decode(bytes);
 }
 
-/** Text of a snake string at `r` (after the op 0 of a comment). */
-export function readSnakeText(r: CellReader): string {
-  return decodeUtf8(readSnakeBytes(r).bytes);
-}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Cell, type TupleItem } from '@ton/core';
 import { parseAccountId } from '../address.js';
 import { decodeTransaction } from '../decode/transaction.js';
-import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
+import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction } from '../model.js';
 import {
   ChainRejectedError,
   MAX_TRANSACTIONS_PER_CALL,

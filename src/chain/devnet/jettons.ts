@@ -1,7 +1,7 @@
 // Jettons of the devnet, on the reference jetton code shipped in @ton-community/assets-sdk, and
 // the message bodies a wallet sends to move them (TEP-74 layouts).
 import { createHash } from 'node:crypto';
-import { Address, beginCell, Builder, Cell, comment, Dictionary } from '@ton/core';
+import { Address, beginCell, Builder, Cell, Dictionary } from '@ton/core';
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter.js';
 import { storeJettonMintMessage } from '@ton-community/assets-sdk/dist/jetton/types/JettonMintMessage.js';
 
@@ -92,11 +92,6 @@ export function mintBody(args: { minter: Address; owner: Address; amount: bigint
       }),
     )
     .endCell();
-}
-
-/** A text comment as a forward payload or body: op 0 then UTF-8 text, snake-continued in refs. */
-export function commentCell(text: string): Cell {
-  return comment(text);
 }
 
 export type PayloadLayout = 'inline' | 'ref';

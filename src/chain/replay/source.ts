@@ -4,7 +4,7 @@
 // What it cannot answer is listed in src/chain/replay/README.md.
 import type { TupleItem } from '@ton/core';
 import { parseAccountId } from '../address.js';
-import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
+import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction } from '../model.js';
 import {
   ChainRejectedError,
   MAX_TRANSACTIONS_PER_CALL,
