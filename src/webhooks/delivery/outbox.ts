@@ -52,7 +52,7 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
       params.push(
         BigInt(intent.endpointId),
         intent.orderingKey ?? null,
-        intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body),
+        intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body, now),
         intent.eventType,
         body,
         intent.meta === undefined ? null : JSON.stringify(intent.meta),

@@ -1,8 +1,9 @@
-// One HTTP attempt of one delivery, with undici: keep-alive connections, no redirects followed,
-// a timeout per attempt, and the connection's DNS answers checked against the SSRF policy.
+// One HTTP attempt of one delivery: keep-alive connections (http1.ts), no redirects followed, a
+// timeout per attempt, and the connection's DNS answers checked against the SSRF policy.
 import { performance } from 'node:perf_hooks';
-import { Pool, type Dispatcher } from 'undici';
+import type { ConnectionOptions } from 'node:tls';
 import { activeSecrets } from './endpoints.js';
+import { OriginClient, type ExchangeError, type ExchangeResult } from './http1.js';
 import { parseRetryAfter } from './schedule.js';
 import { sha256Hex, signatureHeader } from './signing.js';
 import { guardedLookup, hostIpLiteral, refusalFor, type EndpointPolicy } from './ssrf.js';
@@ -14,8 +15,9 @@ export interface SenderOptions {
   userAgent: string;
   /** Most open connections per receiver origin. */
   connectionsPerOrigin: number;
+  /** Extra TLS options for https receivers (tests pass their CA). */
+  tls?: ConnectionOptions;
 }
-
 /** What the receiver (or the network) said. */
 export interface AttemptReport {
   /** HTTP status, or null when there was no response. */
@@ -28,7 +30,7 @@ export interface AttemptReport {
   kind: 'http' | 'timeout' | 'network' | 'refused';
 }
 
-/** The headers of one attempt as a flat [name, value, …] list (what undici takes with the least work). */
+/** The headers of one attempt as a flat [name, value, …] list, in the order they are written. */
 export function deliveryHeaderList(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, userAgent: string): string[] {
   const timestamp = Math.floor(nowMs / 1000);
   return [
@@ -51,35 +53,39 @@ export function deliveryHeaders(endpoint: Endpoint, delivery: PendingDelivery, n
   return out;
 }
 
+/** Characters that would end a header line early (header injection). */
+const LINE_BREAK = /[\r\n\0]/;
+
+interface Target {
+  /** `POST <path> HTTP/1.1` and the Host header. */
+  requestLine: string;
+  client: OriginClient;
+  refusal: string | null;
+}
+
 export class Sender {
-  /** One keep-alive connection pool per receiver origin. */
-  private readonly pools = new Map<string, Pool>();
+  /** One client (keep-alive connections) per receiver origin. */
+  private readonly clients = new Map<string, OriginClient>();
   /** Parsed endpoint URLs, with the refusal for an IP-literal host computed once. */
-  private readonly targets = new Map<string, { path: string; pool: Pool; refusal: string | null }>();
+  private readonly targets = new Map<string, Target>();
   private readonly lookup;
 
   constructor(private readonly options: SenderOptions) {
     this.lookup = guardedLookup(options.policy);
   }
 
-  private target(raw: string) {
+  private target(raw: string): Target {
     let t = this.targets.get(raw);
     if (!t) {
       const url = new URL(raw);
       const literal = hostIpLiteral(url);
-      let pool = this.pools.get(url.origin);
-      if (!pool) {
-        // headersTimeout/bodyTimeout bound each attempt (undici's own timers, cheaper than an AbortSignal each).
-        pool = new Pool(url.origin, {
-          connections: this.options.connectionsPerOrigin,
-          keepAliveTimeout: 30_000,
-          connect: { timeout: this.options.timeoutMs, lookup: this.lookup },
-          headersTimeout: this.options.timeoutMs,
-          bodyTimeout: this.options.timeoutMs,
-        });
-        this.pools.set(url.origin, pool);
+      let client = this.clients.get(url.origin);
+      if (!client) {
+        client = new OriginClient(url, { connections: this.options.connectionsPerOrigin, timeoutMs: this.options.timeoutMs, lookup: this.lookup, tls: this.options.tls });
+        this.clients.set(url.origin, client);
       }
-      t = { path: url.pathname + url.search, pool, refusal: literal ? refusalFor(literal, this.options.policy.allowLoopback) : null };
+      const path = (url.pathname || '/') + url.search;
+      t = { requestLine: `POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\n`, client, refusal: literal ? refusalFor(literal, this.options.policy.allowLoopback) : null };
       if (this.targets.size > 10_000) this.targets.clear();
       this.targets.set(raw, t);
     }
@@ -90,75 +96,37 @@ export class Sender {
   send(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number): Promise<AttemptReport> {
     const target = this.target(endpoint.url);
     if (target.refusal) return Promise.resolve({ statusCode: null, error: `refused: ${target.refusal}`, retryAfterMs: null, latencyMs: 0, kind: 'refused' });
+    const headers = deliveryHeaderList(endpoint, delivery, nowMs, this.options.userAgent);
+    let head = target.requestLine;
+    for (let i = 0; i < headers.length; i += 2) {
+      const value = headers[i + 1]!;
+      if (LINE_BREAK.test(value)) return Promise.resolve({ statusCode: null, error: `refused: the ${headers[i]} header would contain a line break`, retryAfterMs: null, latencyMs: 0, kind: 'refused' });
+      head += `${headers[i]}: ${value}\r\n`;
+    }
+    head += `content-length: ${Buffer.byteLength(delivery.body)}\r\n\r\n`;
+    const started = performance.now();
     return new Promise<AttemptReport>((resolve) => {
-      const handler = new AttemptHandler(resolve, nowMs, this.options.timeoutMs);
-      try {
-        target.pool.dispatch({ path: target.path, method: 'POST', headers: deliveryHeaderList(endpoint, delivery, nowMs, this.options.userAgent), body: delivery.body }, handler);
-      } catch (err) {
-        handler.onResponseError(null, err as Error);
-      }
+      target.client.request(head + delivery.body, (err, result) => resolve(report(err, result, nowMs, Math.round(performance.now() - started), this.options.timeoutMs)));
     });
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => {})));
-    this.pools.clear();
+    await Promise.all([...this.clients.values()].map((c) => c.close()));
+    this.clients.clear();
     this.targets.clear();
   }
 }
 
-/**
- * Receives one response through undici's low-level dispatch API (no response stream objects; the
- * body is read and dropped so the connection is reused). A class, not an object literal, so the
- * hot path allocates no closures.
- */
-class AttemptHandler implements Dispatcher.DispatchHandler {
-  private readonly started = performance.now();
-  private statusCode = 0;
-  private retryAfter: string | string[] | undefined;
-
-  constructor(
-    private readonly resolve: (report: AttemptReport) => void,
-    private readonly nowMs: number,
-    private readonly timeoutMs: number,
-  ) {}
-
-  private latency(): number {
-    return Math.round(performance.now() - this.started);
+/** The attempt's outcome in the terms the judge uses. */
+function report(err: ExchangeError | null, result: ExchangeResult | null, nowMs: number, latencyMs: number, timeoutMs: number): AttemptReport {
+  if (result) {
+    const ok = result.statusCode >= 200 && result.statusCode < 300;
+    return { statusCode: result.statusCode, error: ok ? null : `HTTP ${result.statusCode}`, retryAfterMs: ok ? null : parseRetryAfter(result.retryAfter, nowMs), latencyMs, kind: 'http' };
   }
-
-  // Its presence marks the handler as undici's current (controller-based) kind.
-  onRequestStart(): void {}
-
-  onResponseStart(_controller: unknown, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    this.statusCode = statusCode;
-    this.retryAfter = headers['retry-after'];
-  }
-
-  onResponseData(): void {}
-
-  onResponseEnd(): void {
-    const ok = this.statusCode >= 200 && this.statusCode < 300;
-    this.resolve({
-      statusCode: this.statusCode,
-      error: ok ? null : `HTTP ${this.statusCode}`,
-      retryAfterMs: ok ? null : parseRetryAfter(this.retryAfter, this.nowMs),
-      latencyMs: this.latency(),
-      kind: 'http',
-    });
-  }
-
-  onResponseError(_controller: unknown, err: Error): void {
-    const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-    const code = e.code ?? e.cause?.code;
-    const latencyMs = this.latency();
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      this.resolve({ statusCode: null, error: `timeout after ${this.timeoutMs} ms`, retryAfterMs: null, latencyMs, kind: 'timeout' });
-    } else if (code === 'ESSRF') {
-      this.resolve({ statusCode: null, error: e.message, retryAfterMs: null, latencyMs, kind: 'refused' });
-    } else {
-      const detail = e.cause?.message ?? e.message;
-      this.resolve({ statusCode: null, error: code ? `${code}: ${detail}` : detail, retryAfterMs: null, latencyMs, kind: 'network' });
-    }
-  }
+  const e = err as ExchangeError & { cause?: ExchangeError };
+  const code = e.code ?? e.cause?.code;
+  if (code === 'ETIMEDOUT') return { statusCode: null, error: `timeout after ${timeoutMs} ms`, retryAfterMs: null, latencyMs, kind: 'timeout' };
+  if (code === 'ESSRF') return { statusCode: null, error: e.message, retryAfterMs: null, latencyMs, kind: 'refused' };
+  const detail = e.cause?.message ?? e.message;
+  return { statusCode: null, error: code ? `${code}: ${detail}` : detail, retryAfterMs: null, latencyMs, kind: 'network' };
 }

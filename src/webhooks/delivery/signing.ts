@@ -49,8 +49,13 @@ export function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex');
 }
 
-/** A stable `webhook-id` for a delivery: the same event to the same endpoint always gets the same id. */
-export function deriveMessageId(endpointId: number, eventType: string, body: string): string {
+/**
+ * The `webhook-id` of a new delivery: 12 hex digits of the enqueue time in ms, then 20 characters
+ * of a digest of endpoint, event type and body. It is stored with the row, so retries and
+ * redeliveries keep it; the time prefix makes the outbox's message index grow at its end (random
+ * ids rewrote a page of it per row, about a tenth of a delivery's CPU).
+ */
+export function deriveMessageId(endpointId: number, eventType: string, body: string, nowMs: number): string {
   const digest = hash('sha256', `${endpointId}\n${eventType}\n${body}`, 'base64url');
-  return `msg_${digest.slice(0, 32)}`;
+  return `msg_${Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, '0').slice(-12)}${digest.slice(0, 20)}`;
 }
