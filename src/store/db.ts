@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Checkpointer, type CheckpointStats } from './checkpointer.js';
+import { withStatementCache } from './statements.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -55,7 +56,7 @@ function openSqlite(file: string): Store {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   const checkpointer = file === ':memory:' ? null : startCheckpointer(database, file);
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return {
     dialect: 'sqlite',
     db,

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OriginClient, type ExchangeError, type ExchangeResult } from './http1.js';
-import { Sender } from './sender.js';
+import { Sender, type AttemptReport } from './sender.js';
 import { guardedLookup } from './ssrf.js';
 
 const lookup = guardedLookup({ allowLoopback: true });
@@ -291,9 +291,10 @@ describe('Sender', () => {
     closers.push(() => sender.close());
     const endpoint = { id: 1, producer: 'p', owner: 'o', url: `${server.url}/hook`, token: 't'.repeat(32), secret: 'whsec_' + Buffer.alloc(32, 1).toString('base64'), previousSecret: null, previousSecretUntil: null, status: 'online' as const, statusReason: null, statusUpdatedAt: 0, lastOnlineAt: 0, failedAttempts: 0, createdAt: 0 };
     const delivery = { id: 1, endpointId: 1, orderingKey: null, messageId: 'msg_ok', eventType: 'account_tx', body: '{"a":1}', meta: null, attempts: 0, nextAttemptAt: 0, firstFailedAt: null, createdAt: 0 };
-    const ok = await sender.send(endpoint, delivery, Date.now());
+    const send = (d: typeof delivery) => new Promise<AttemptReport>((resolve) => sender.send(endpoint, d, Date.now(), resolve));
+    const ok = await send(delivery);
     expect(ok).toMatchObject({ statusCode: 204, error: null, kind: 'http' });
-    const bad = await sender.send(endpoint, { ...delivery, eventType: 'account_tx\r\nx-injected: 1' }, Date.now());
+    const bad = await send({ ...delivery, eventType: 'account_tx\r\nx-injected: 1' });
     expect(bad).toMatchObject({ statusCode: null, kind: 'refused' });
     expect(bad.error).toMatch(/webhook-event-type header would contain a line break/);
     expect(server.requests()).toBe(1);

@@ -32,6 +32,8 @@ const KEEP_ALIVE_MARGIN_MS = 1000;
 /** How long an idle connection is kept when the receiver does not say. */
 const DEFAULT_IDLE_MS = 4000;
 const CRLF2 = Buffer.from('\r\n\r\n');
+/** Name lengths of content-length, transfer-encoding, connection and keep-alive, retry-after. */
+const WANTED_LENGTHS = new Set([14, 17, 10, 11]);
 
 function fail(code: string, message: string): ExchangeError {
   return Object.assign(new Error(message), { code });
@@ -324,10 +326,12 @@ class Connection {
       return chunk.length;
     }
     const consumed = at + end + 4 - pendingLength;
-    const lines = buf.toString('latin1', 0, end).split('\r\n');
-    const status = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0]!);
+    const head = buf.toString('latin1', 0, end);
+    const lineEnd = head.indexOf('\r\n');
+    const statusLine = lineEnd < 0 ? head : head.slice(0, lineEnd);
+    const status = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(statusLine);
     if (!status) {
-      this.protocolError(`not an HTTP/1.x response: ${JSON.stringify(lines[0]!.slice(0, 40))}`);
+      this.protocolError(`not an HTTP/1.x response: ${JSON.stringify(statusLine.slice(0, 40))}`);
       return chunk.length;
     }
     const code = Number(status[2]);
@@ -335,22 +339,27 @@ class Connection {
     let chunked = false;
     let connection = '';
     let keepAliveHint = '';
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      if (colon <= 0) continue;
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      if (name === 'content-length') {
-        if (!/^\d{1,15}$/.test(value) || (length >= 0 && Number(value) !== length)) {
-          this.protocolError('invalid content-length');
-          return chunk.length;
-        }
-        length = Number(value);
-      } else if (name === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
-      else if (name === 'connection') connection = value.toLowerCase();
-      else if (name === 'keep-alive') keepAliveHint = value;
-      else if (name === 'retry-after') this.retryAfter = value;
+    for (let from = lineEnd + 2; lineEnd >= 0 && from < head.length; ) {
+      let to = head.indexOf('\r\n', from);
+      if (to < 0) to = head.length;
+      const colon = head.indexOf(':', from);
+      const nameLength = colon - from;
+      // Only five headers matter; the name's length rules out the rest without lower-casing them.
+      if (colon > from && colon < to && WANTED_LENGTHS.has(nameLength)) {
+        const name = head.slice(from, colon).toLowerCase();
+        const value = head.slice(colon + 1, to).trim();
+        if (name === 'content-length') {
+          if (!/^\d{1,15}$/.test(value) || (length >= 0 && Number(value) !== length)) {
+            this.protocolError('invalid content-length');
+            return chunk.length;
+          }
+          length = Number(value);
+        } else if (name === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+        else if (name === 'connection') connection = value.toLowerCase();
+        else if (name === 'keep-alive') keepAliveHint = value;
+        else if (name === 'retry-after') this.retryAfter = value;
+      }
+      from = to + 2;
     }
     // Interim responses (100 Continue, 103 Early Hints) precede the real one.
     if (code >= 100 && code < 200) {

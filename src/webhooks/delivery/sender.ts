@@ -92,22 +92,21 @@ export class Sender {
     return t;
   }
 
-  /** One POST; never throws — every failure comes back as a report. */
-  send(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number): Promise<AttemptReport> {
+  /** One POST; `done` gets every outcome, failures included, never synchronously (throws only on a bug). */
+  send(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, done: (report: AttemptReport) => void): void {
+    const refused = (error: string) => queueMicrotask(() => done({ statusCode: null, error, retryAfterMs: null, latencyMs: 0, kind: 'refused' }));
     const target = this.target(endpoint.url);
-    if (target.refusal) return Promise.resolve({ statusCode: null, error: `refused: ${target.refusal}`, retryAfterMs: null, latencyMs: 0, kind: 'refused' });
+    if (target.refusal) return refused(`refused: ${target.refusal}`);
     const headers = deliveryHeaderList(endpoint, delivery, nowMs, this.options.userAgent);
     let head = target.requestLine;
     for (let i = 0; i < headers.length; i += 2) {
       const value = headers[i + 1]!;
-      if (LINE_BREAK.test(value)) return Promise.resolve({ statusCode: null, error: `refused: the ${headers[i]} header would contain a line break`, retryAfterMs: null, latencyMs: 0, kind: 'refused' });
+      if (LINE_BREAK.test(value)) return refused(`refused: the ${headers[i]} header would contain a line break`);
       head += `${headers[i]}: ${value}\r\n`;
     }
     head += `content-length: ${Buffer.byteLength(delivery.body)}\r\n\r\n`;
     const started = performance.now();
-    return new Promise<AttemptReport>((resolve) => {
-      target.client.request(head + delivery.body, (err, result) => resolve(report(err, result, nowMs, Math.round(performance.now() - started), this.options.timeoutMs)));
-    });
+    target.client.request(head + delivery.body, (err, result) => done(report(err, result, nowMs, Math.round(performance.now() - started), this.options.timeoutMs)));
   }
 
   async close(): Promise<void> {

@@ -44,7 +44,8 @@ export class DeliveryWorker {
   private inFlightCount = 0;
   private readonly endpointInFlight = new Map<number, number>();
   private readonly waitingForSlot = new Map<number, Queue[]>();
-  private readonly sends = new Set<Promise<void>>();
+  /** Resolved when the last attempt in flight completes (stop() waits for it). */
+  private drained: (() => void) | null = null;
   private loadedUpTo = 0;
   private loading: Promise<void> | null = null;
   private loadAgain = false;
@@ -97,7 +98,7 @@ export class DeliveryWorker {
     this.timer?.cancel();
     this.timer = null;
     await this.loading;
-    await Promise.allSettled([...this.sends]);
+    if (this.inFlightCount > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     await this.flushNow();
     await this.sender?.close();
     this.sender = null;
@@ -222,8 +223,12 @@ export class DeliveryWorker {
       q.inFlight = true;
       this.inFlightCount++;
       this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 0) + 1);
-      const p: Promise<void> = this.attempt(q, row, endpoint).finally(() => this.sends.delete(p));
-      this.sends.add(p);
+      const done = (report: AttemptReport) => this.completed(q, row, endpoint, report);
+      try {
+        this.sender!.send(endpoint, row, now, done);
+      } catch (err) {
+        queueMicrotask(() => done({ statusCode: null, error: (err as Error).message, retryAfterMs: null, latencyMs: 0, kind: 'network' }));
+      }
     }
     this.armTimer(now);
   }
@@ -240,14 +245,8 @@ export class DeliveryWorker {
     this.timer = { at, cancel };
   }
 
-  private async attempt(q: Queue, row: PendingDelivery, endpoint: Endpoint): Promise<void> {
-    const startedAt = this.o.clock.now();
-    let report: AttemptReport;
-    try {
-      report = await this.sender!.send(endpoint, row, startedAt);
-    } catch (err) {
-      report = { statusCode: null, error: (err as Error).message, retryAfterMs: null, latencyMs: 0, kind: 'network' };
-    }
+  /** One attempt's report: judge it, queue its recording, move the queue on. */
+  private completed(q: Queue, row: PendingDelivery, endpoint: Endpoint, report: AttemptReport): void {
     const now = this.o.clock.now();
     this.inFlightCount--;
     this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 1) - 1);
@@ -271,6 +270,10 @@ export class DeliveryWorker {
     const waiting = this.waitingForSlot.get(endpoint.id);
     if (waiting?.length) this.queues.schedule(waiting.shift()!, now);
     if (this.memoryFull && this.queues.size < this.o.memoryLimit / 2) void this.loadNew();
+    if (this.inFlightCount === 0 && this.drained) {
+      this.drained();
+      this.drained = null;
+    }
     this.pump();
   }
 
