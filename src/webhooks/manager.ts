@@ -189,6 +189,7 @@ export class Webhooks {
           eventType: 'account_tx',
           body: transactionBody(tx),
           meta: { account, lt: tx.lt.toString() },
+          eventTimeMs: tx.utime * 1000,
         })),
       ),
     );

@@ -92,16 +92,17 @@ export class WebhookRouter {
     const { index } = this.o;
     let body: string | null = null;
     const bodyOf = () => (body ??= transactionBody(tx));
+    const eventTimeMs = tx.utime * 1000;
     const subscribers = index.byAccount.get(tx.account);
     if (subscribers) {
       const meta = { account: tx.account, lt: tx.lt.toString() };
       for (const webhookId of subscribers) {
-        out.push({ endpointId: webhookId, orderingKey: accountKey('account_tx', tx.account), eventType: 'account_tx', body: bodyOf(), meta });
+        out.push({ endpointId: webhookId, orderingKey: accountKey('account_tx', tx.account), eventType: 'account_tx', body: bodyOf(), meta, eventTimeMs });
       }
     }
     if (index.newContracts.size > 0 && isNewContract(tx)) {
       for (const webhookId of index.newContracts) {
-        out.push({ endpointId: webhookId, orderingKey: accountKey('new_contract', tx.account), eventType: 'new_contract', body: bodyOf() });
+        out.push({ endpointId: webhookId, orderingKey: accountKey('new_contract', tx.account), eventType: 'new_contract', body: bodyOf(), eventTimeMs });
       }
     }
     if (index.byOpcode.size > 0) {
@@ -110,7 +111,7 @@ export class WebhookRouter {
         for (const webhookId of index.byOpcode.get(opcode) ?? []) {
           if (matched?.has(webhookId) || !this.allow(webhookId, opcode)) continue;
           (matched ??= new Set()).add(webhookId);
-          out.push({ endpointId: webhookId, orderingKey: accountKey('msg_opcode', tx.account), eventType: 'msg_opcode', body: bodyOf() });
+          out.push({ endpointId: webhookId, orderingKey: accountKey('msg_opcode', tx.account), eventType: 'msg_opcode', body: bodyOf(), eventTimeMs });
         }
       }
     }

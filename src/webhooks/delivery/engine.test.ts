@@ -233,6 +233,27 @@ describe.each(dialects)('delivery engine on %s', (dialect) => {
     expect((await engine.getEndpoint(endpoint.id))!.status).toBe('suspended');
   });
 
+  it('gives the same event the same webhook-id whenever it is enqueued (replays), and other events other ids', async () => {
+    const endpoint = await setup();
+    const body = '{"account_id":"0:' + 'ef'.repeat(32) + '","lt":5,"tx_hash":"' + '01'.repeat(32) + '"}';
+    const eventTimeMs = 1_700_000_000_000;
+    await send([{ endpointId: endpoint.id, orderingKey: 'a', eventType: 'account_tx', body, eventTimeMs }]);
+    await receiver.waitFor(1);
+    await clock.advance(60_000);
+    await send([
+      { endpointId: endpoint.id, orderingKey: 'a', eventType: 'account_tx', body, eventTimeMs },
+      { endpointId: endpoint.id, orderingKey: 'a', eventType: 'account_tx', body: body.replace('"lt":5', '"lt":6'), eventTimeMs },
+      { endpointId: endpoint.id, orderingKey: 'a', eventType: 'account_tx', body },
+    ]);
+    await receiver.waitFor(4);
+    const ids = receiver.requests.map((r) => String(r.headers['webhook-id']));
+    expect(ids[1]).toBe(ids[0]);
+    expect(new Set(ids).size).toBe(3);
+    // The time prefix: the event's time for the first three, the enqueue time for the last.
+    expect(ids[0]!.slice(4, 16)).toBe(eventTimeMs.toString(16).padStart(12, '0'));
+    expect(ids[3]!.slice(4, 16)).toBe(clock.now().toString(16).padStart(12, '0'));
+  });
+
   it('signs with both secrets during a rotation overlap, and redelivers with the same webhook-id', async () => {
     const endpoint = await setup({ clock: undefined, secretOverlapMs: 3_600_000 });
     const rotated = (await engine.rotateCredentials(endpoint.id))!;

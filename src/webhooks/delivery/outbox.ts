@@ -14,6 +14,11 @@ export const PENDING = sql.lit('pending');
 const INSERT_CHUNK = 500;
 /** Ids per `IN (…)` list. */
 const IN_CHUNK = 900;
+/** Delivered rows per update while recording outcomes: small enough that attempts keep flowing in between. */
+const COMPLETE_CHUNK = 250;
+
+/** Lets the event loop run (responses, new attempts) between the statements of a long transaction. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -52,7 +57,7 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
       params.push(
         BigInt(intent.endpointId),
         intent.orderingKey ?? null,
-        intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body, now),
+        intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body, intent.eventTimeMs ?? now),
         intent.eventType,
         body,
         intent.meta === undefined ? null : JSON.stringify(intent.meta),
@@ -130,9 +135,11 @@ export async function recordOutcomes(trx: Kysely<any>, outcomes: readonly Delive
     if (!ids) groups.set(k, (ids = []));
     ids.push(o.delivery.id);
   }
+  let statements = 0;
   for (const [k, ids] of groups) {
     const [attempts, status] = k.split(':').map(Number) as [number, number];
-    for (const part of chunks(ids, IN_CHUNK)) {
+    for (const part of chunks(ids, COMPLETE_CHUNK)) {
+      if (statements++ > 0) await yieldToEventLoop();
       await d
         .updateTable('delivery_outbox')
         .set({

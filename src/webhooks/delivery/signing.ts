@@ -50,10 +50,10 @@ export function sha256Hex(text: string): string {
 }
 
 /**
- * The `webhook-id` of a new delivery: 12 hex digits of the enqueue time in ms, then 20 characters
- * of a digest of endpoint, event type and body. It is stored with the row, so retries and
- * redeliveries keep it; the time prefix makes the outbox's message index grow at its end (random
- * ids rewrote a page of it per row, about a tenth of a delivery's CPU).
+ * The `webhook-id` of a new delivery: 12 hex digits of the event's time in ms, then 20 characters
+ * of a digest of endpoint, event type and body — the same event to the same endpoint gets the same
+ * id (replays included), and the time prefix makes the outbox's message index grow at its end
+ * (fully random ids rewrote a page of it per row, about a tenth of a delivery's CPU).
  */
 export function deriveMessageId(endpointId: number, eventType: string, body: string, nowMs: number): string {
   const digest = hash('sha256', `${endpointId}\n${eventType}\n${body}`, 'base64url');

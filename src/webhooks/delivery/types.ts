@@ -41,8 +41,13 @@ export interface DeliveryIntent {
   eventType: string;
   /** The JSON body: a string is sent as is, anything else is JSON.stringify'd. */
   body: string | object;
-  /** `webhook-id`; stable across retries. Default: derived from endpoint, type and body. */
+  /** `webhook-id`; stable across retries. Default: derived from endpoint, type, body and `eventTimeMs`. */
   messageId?: string;
+  /**
+   * When the event happened (a transaction's utime, in ms). With the body it fixes the default
+   * webhook-id, so a replay of the same event carries the same id. Default: the enqueue time.
+   */
+  eventTimeMs?: number;
   /** Opaque JSON handed back to the producer's hook with every outcome. */
   meta?: unknown;
 }

@@ -29,7 +29,8 @@ export interface WorkerOptions {
   perKeyLimit: number;
 }
 
-const LOAD_BATCH = 5000;
+/** Rows per outbox read: each read blocks the event loop, so a few ms at most. */
+const LOAD_BATCH = 1000;
 /** Outcomes are recorded at most this long after they happen, or at once when this many wait: fewer,
  * larger commits rewrite each outbox page once per batch (10 ms batches cost ~1.6× the CPU per delivery). */
 const FLUSH_DELAY_MS = 50;
@@ -164,8 +165,13 @@ export class DeliveryWorker {
     this.rescanFloors.push(this.loadedUpTo);
     const floor = this.rescanFloors.length > 6 ? this.rescanFloors.shift()! : 0;
     try {
-      const rows = await outbox.pendingAfter(this.o.store.db, floor, LOAD_BATCH, this.loadedUpTo);
-      await this.admit(rows.filter((r) => !this.queues.known.has(r.id)));
+      // Pages through the whole range: the late rows may sit behind many known pending ones.
+      for (let after = floor, upTo = this.loadedUpTo; ; ) {
+        const rows = await outbox.pendingAfter(this.o.store.db, after, LOAD_BATCH, upTo);
+        await this.admit(rows.filter((r) => !this.queues.known.has(r.id)));
+        if (rows.length < LOAD_BATCH) break;
+        after = rows[rows.length - 1]!.id;
+      }
       this.pump();
     } catch (err) {
       this.o.logger?.warn({ err }, 'webhook outbox rescan failed');
