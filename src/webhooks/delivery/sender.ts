@@ -18,6 +18,7 @@ export interface SenderOptions {
   /** Extra TLS options for https receivers (tests pass their CA). */
   tls?: ConnectionOptions;
 }
+
 /** What the receiver (or the network) said. */
 export interface AttemptReport {
   /** HTTP status, or null when there was no response. */
@@ -94,14 +95,13 @@ export class Sender {
 
   /** One POST; `done` gets every outcome, failures included, never synchronously (throws only on a bug). */
   send(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, done: (report: AttemptReport) => void): void {
-    const refused = (error: string) => queueMicrotask(() => done({ statusCode: null, error, retryAfterMs: null, latencyMs: 0, kind: 'refused' }));
     const target = this.target(endpoint.url);
-    if (target.refusal) return refused(`refused: ${target.refusal}`);
+    if (target.refusal) return refuse(done, `refused: ${target.refusal}`);
     const headers = deliveryHeaderList(endpoint, delivery, nowMs, this.options.userAgent);
     let head = target.requestLine;
     for (let i = 0; i < headers.length; i += 2) {
       const value = headers[i + 1]!;
-      if (LINE_BREAK.test(value)) return refused(`refused: the ${headers[i]} header would contain a line break`);
+      if (LINE_BREAK.test(value)) return refuse(done, `refused: the ${headers[i]} header would contain a line break`);
       head += `${headers[i]}: ${value}\r\n`;
     }
     head += `content-length: ${Buffer.byteLength(delivery.body)}\r\n\r\n`;
@@ -114,6 +114,11 @@ export class Sender {
     this.clients.clear();
     this.targets.clear();
   }
+}
+
+/** An attempt refused before any connection, answered on a later microtask like every other. */
+function refuse(done: (report: AttemptReport) => void, error: string): void {
+  queueMicrotask(() => done({ statusCode: null, error, retryAfterMs: null, latencyMs: 0, kind: 'refused' }));
 }
 
 /** The attempt's outcome in the terms the judge uses. */
