@@ -254,6 +254,29 @@ describe.each(dialects)('delivery engine on %s', (dialect) => {
     expect(ids[3]!.slice(4, 16)).toBe(clock.now().toString(16).padStart(12, '0'));
   });
 
+  it.runIf(dialect === 'postgres')('delivers a row whose id committed after a later one (the rescan finds it)', { timeout: 20_000 }, async () => {
+    const endpoint = await setup({ clock: undefined });
+    const body = (n: number) => `{"n":${n}}`;
+    // The first transaction takes the lower id but commits last.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let inserted!: () => void;
+    const insertedFirst = new Promise<void>((r) => (inserted = r));
+    const slow = store.db.transaction().execute(async (trx) => {
+      await engine.enqueue(trx, [{ endpointId: endpoint.id, orderingKey: 'late', eventType: 'account_tx', body: body(1) }]);
+      inserted();
+      await held;
+    });
+    await insertedFirst;
+    await send([{ endpointId: endpoint.id, orderingKey: 'early', eventType: 'account_tx', body: body(2) }]);
+    await receiver.waitFor(1);
+    release();
+    await slow;
+    engine.notify();
+    await receiver.waitFor(2, 15_000);
+    expect(receiver.requests.map((r) => r.body).sort()).toEqual([body(1), body(2)]);
+  });
+
   it('signs with both secrets during a rotation overlap, and redelivers with the same webhook-id', async () => {
     const endpoint = await setup({ clock: undefined, secretOverlapMs: 3_600_000 });
     const rotated = (await engine.rotateCredentials(endpoint.id))!;

@@ -2,6 +2,7 @@
 // worker reads pending rows and records outcomes in batches (one transaction per batch, grouped
 // updates rather than a round trip per row).
 import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
+import { toNum } from '../../store/db.js';
 import { dialectOf } from '../../store/types.js';
 import { deriveMessageId } from './signing.js';
 import { chunks, deliveryDb, deliveryFromRow, OUTBOX_COLUMNS, type DeliveryTables } from './tables.js';
@@ -78,6 +79,30 @@ export async function pendingAfter(db: Kysely<any>, afterId: number, limit: numb
     .where('id', '>', BigInt(afterId));
   if (upTo !== undefined) q = q.where('id', '<=', BigInt(upTo));
   return (await q.orderBy('id').limit(limit).execute()).map(deliveryFromRow);
+}
+
+/** Ids of the pending rows in (afterId, upTo], oldest first: a cheap first look that reads no bodies. */
+export async function pendingIdsBetween(db: Kysely<any>, afterId: number, upTo: number, limit: number): Promise<number[]> {
+  const rows = await deliveryDb(db)
+    .selectFrom('delivery_outbox')
+    .select('id')
+    .where('state', '=', PENDING)
+    .where('id', '>', BigInt(afterId))
+    .where('id', '<=', BigInt(upTo))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => toNum(r.id));
+}
+
+/** The pending rows among `ids`, oldest first. */
+export async function pendingByIds(db: Kysely<any>, ids: readonly number[]): Promise<PendingDelivery[]> {
+  const out: PendingDelivery[] = [];
+  for (const part of chunks(ids, IN_CHUNK)) {
+    const rows = await deliveryDb(db).selectFrom('delivery_outbox').select(OUTBOX_COLUMNS).where('state', '=', PENDING).where('id', 'in', part.map(BigInt)).orderBy('id').execute();
+    out.push(...rows.map(deliveryFromRow));
+  }
+  return out;
 }
 
 /** Pending rows of one ordering key after `afterId`, oldest first. */

@@ -31,6 +31,8 @@ export interface WorkerOptions {
 
 /** Rows per outbox read: each read blocks the event loop, so a few ms at most. */
 const LOAD_BATCH = 1000;
+/** Ids per page of the PostgreSQL rescan. */
+const RESCAN_PAGE = 10_000;
 /** Outcomes are recorded at most this long after they happen, or at once when this many wait: fewer,
  * larger commits rewrite each outbox page once per batch (10 ms batches cost ~1.6× the CPU per delivery). */
 const FLUSH_DELAY_MS = 50;
@@ -165,12 +167,14 @@ export class DeliveryWorker {
     this.rescanFloors.push(this.loadedUpTo);
     const floor = this.rescanFloors.length > 6 ? this.rescanFloors.shift()! : 0;
     try {
-      // Pages through the whole range: the late rows may sit behind many known pending ones.
+      // Ids first, through the whole range (late rows may sit behind many known pending ones);
+      // only the unknown rows are read whole.
       for (let after = floor, upTo = this.loadedUpTo; ; ) {
-        const rows = await outbox.pendingAfter(this.o.store.db, after, LOAD_BATCH, upTo);
-        await this.admit(rows.filter((r) => !this.queues.known.has(r.id)));
-        if (rows.length < LOAD_BATCH) break;
-        after = rows[rows.length - 1]!.id;
+        const ids = await outbox.pendingIdsBetween(this.o.store.db, after, upTo, RESCAN_PAGE);
+        const unknown = ids.filter((id) => !this.queues.known.has(id));
+        if (unknown.length > 0) await this.admit(await outbox.pendingByIds(this.o.store.db, unknown));
+        if (ids.length < RESCAN_PAGE) break;
+        after = ids[ids.length - 1]!;
       }
       this.pump();
     } catch (err) {
