@@ -1,6 +1,7 @@
 // A client connection of either transport, as the hub drives it: its routes (the subscriptions it
 // holds), the index they sit in (the hub's live index, or its own while it replays history), the
 // frames queued during one batch, and what the sweeper needs (last write, buffered bytes).
+import type { Socket } from 'node:net';
 import type { AccountId } from '../chain/model.js';
 import type { ChainEventType, Position } from '../bus/events.js';
 import type { PayloadVariant, PreparedEvent } from './frames.js';
@@ -9,6 +10,11 @@ import type { OpcodeMemory } from './opcodes.js';
 import { Route, type AccountRoutes, type Subscriber, type SubscriptionIndex } from './subscriptions.js';
 
 export type Transport = 'sse' | 'ws';
+
+/** A batch of prebuilt frames as one write: cheaper than corking into a writev, which the fan-out pays per connection. */
+export function writeBatch(socket: Socket, frames: Buffer[]): void {
+  socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+}
 
 /** What a connection needs from the hub. */
 export interface ConnectionHost {

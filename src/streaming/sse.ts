@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Position } from '../bus/events.js';
-import { StreamConnection } from './connection.js';
+import { StreamConnection, writeBatch } from './connection.js';
 import {
   HEARTBEAT_DATA_FRAME,
   HEARTBEAT_FRAME,
@@ -78,8 +78,7 @@ export class SseConnection extends StreamConnection {
 
   protected writeFrames(frames: Buffer[]): void {
     if (this.socket.destroyed) return;
-    // One buffer, one write: cheaper than corking into a writev, which the fan-out pays per connection.
-    this.socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+    writeBatch(this.socket, frames);
   }
 
   bufferedBytes(): number {
