@@ -56,7 +56,7 @@ export class OriginClient {
   private waitingHead = 0;
   private sweeper: NodeJS.Timeout | null = null;
   private closed = false;
-  readonly host: string;
+  private readonly host: string;
   private readonly port: number;
   private readonly secure: boolean;
 
@@ -201,7 +201,8 @@ class Connection {
   ) {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err: ExchangeError) => this.die(err));
-    socket.on('close', () => this.die(fail('ECONNRESET', 'the receiver closed the connection')));
+    // After an error, die() has already run: a close that gets here is the receiver ending cleanly.
+    socket.on('close', () => this.die(fail('ECONNRESET', 'the receiver closed the connection'), true));
   }
 
   usableAt(now: number): boolean {
@@ -239,13 +240,13 @@ class Connection {
     return new Promise((resolve) => (this.onIdle = resolve));
   }
 
-  private die(err: ExchangeError): void {
+  private die(err: ExchangeError, endedByPeer = false): void {
     if (this.dead) return;
     this.dead = true;
     let unanswered = this.exchange;
     this.exchange = null;
     // A body delimited by the connection's end is complete when the connection ends.
-    if (unanswered && this.phase === 'until-close' && err.code === 'ECONNRESET' && !this.socket.errored) {
+    if (unanswered && this.phase === 'until-close' && endedByPeer) {
       unanswered.cb(null, { statusCode: this.statusCode, retryAfter: this.retryAfter });
       unanswered = null;
     } else if (unanswered && this.gotBytes) {

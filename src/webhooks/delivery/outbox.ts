@@ -71,14 +71,16 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
 }
 
 /** Pending rows after `afterId`, oldest first. */
-export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number, upTo?: number): Promise<PendingDelivery[]> {
-  let q = deliveryDb(db)
+export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number): Promise<PendingDelivery[]> {
+  const rows = await deliveryDb(db)
     .selectFrom('delivery_outbox')
     .select(OUTBOX_COLUMNS)
     .where('state', '=', PENDING)
-    .where('id', '>', BigInt(afterId));
-  if (upTo !== undefined) q = q.where('id', '<=', BigInt(upTo));
-  return (await q.orderBy('id').limit(limit).execute()).map(deliveryFromRow);
+    .where('id', '>', BigInt(afterId))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(deliveryFromRow);
 }
 
 /** Ids of the pending rows in (afterId, upTo], oldest first: a cheap first look that reads no bodies. */
