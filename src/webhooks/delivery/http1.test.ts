@@ -231,6 +231,16 @@ describe('webhook HTTP/1.1 client', () => {
     expect(refused.err?.code).toBe('ECONNREFUSED');
   });
 
+  it('gives a request that waited for a free connection the whole timeout once it has one', async () => {
+    // One connection, each answer after 150 ms, a 250 ms timeout: the second request is answered
+    // ~300 ms after it was made, 150 ms after it went out.
+    const slow = await rawServer((socket) => setTimeout(() => socket.write('HTTP/1.1 204 No Content\r\n\r\n'), 150));
+    const c = client(slow.url, { connections: 1, timeoutMs: 250 });
+    const results = await Promise.all([1, 2].map(() => exchange(c, post('/', slow.host, '{}'))));
+    expect(results.map((r) => r.err?.code ?? r.res?.statusCode)).toEqual([204, 204]);
+    expect(slow.connections()).toBe(1);
+  });
+
   it('speaks HTTPS to a receiver with a certificate the client trusts, and refuses one it does not', async () => {
     const key = readFileSync(new URL('localhost.key', TLS_DIR));
     const cert = readFileSync(new URL('localhost.crt', TLS_DIR));

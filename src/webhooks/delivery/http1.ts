@@ -10,7 +10,10 @@ import tls from 'node:tls';
 export interface OriginOptions {
   /** Most open connections to the origin. */
   connections: number;
-  /** From handing the request over to the end of the response body, connecting included. */
+  /**
+   * From a connection taking the request (connecting included) to the end of the response body;
+   * a request queued for a free connection gives up after as long again.
+   */
   timeoutMs: number;
   lookup: LookupFunction;
   /** Extra TLS options for https origins (tests pass a CA). */
@@ -210,6 +213,8 @@ class Connection {
   }
 
   send(ex: Exchange): void {
+    // Time spent queued for a connection does not eat into the receiver's time to answer.
+    ex.deadline = Date.now() + this.client.timeoutMs;
     this.exchange = ex;
     this.phase = 'head';
     this.statusCode = 0;
