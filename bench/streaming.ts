@@ -1,7 +1,8 @@
 // Streaming (#4): matching against 1,000,000 subscribed accounts on one core; 10,000 SSE and
 // WebSocket clients (in two client processes) under the replay chain source at 10,000 tx/s through
-// the real follower, with publish → receive latency; server memory per idle connection; and
-// delivered messages/s against Redis PUBSUB with the same subscribers and payloads, in the same run.
+// the real follower, with publish → receive latency, and the same clients against a bare writer (the
+// machine's floor); server memory per idle connection; and delivered messages/s against Redis PUBSUB
+// with the same subscribers and payloads, in the same run.
 import os from 'node:os';
 import { pino } from 'pino';
 import { createClient } from 'redis';
@@ -9,9 +10,10 @@ import { makePosition, type ChainEvent, type EventBatch } from '../src/bus/event
 import { createReplaySource } from '../src/chain/replay/index.js';
 import type { TransactionModel } from '../src/chain/model.js';
 import { Follower } from '../src/pipeline/follower.js';
-import { transactionPayload } from '../src/streaming/frames.js';
+import { httpChunk, sseMessageFrame, transactionPayload, wsNotification, wsTextFrame } from '../src/streaming/frames.js';
 import type { Benchmark, BenchContext, BenchRow } from './harness.js';
 import { percentile, perSecond } from './lib/stats.js';
+import { startFloorServer } from './streaming/floor.js';
 import { measureMatching } from './streaming/matching.js';
 import { ClientPool, until } from './streaming/pool.js';
 import { sharedNow } from './streaming/protocol.js';
@@ -19,6 +21,9 @@ import { startBenchServer, type BenchServer } from './streaming/server.js';
 
 const REDIS_URL = process.env.TONWATCH_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REPLAY_RATE = 10_000;
+const BLOCKS_PER_SECOND = 4;
+/** Keys (event id / POSITION_STRIDE) of the floor's blocks: far above the replay's seqnos, which the clients still map. */
+const FLOOR_FIRST_KEY = 1_000_000;
 const CLIENT_PROCESSES = 2;
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -47,14 +52,18 @@ async function connectIdle(ctx: BenchContext, server: BenchServer, pool: ClientP
 
 /** The replay source at 10,000 tx/s through the real follower into the log the hub follows. */
 async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPool, owners: string[], seconds: number) {
-  const source = createReplaySource({ pace: 'timed', transactionsPerSecond: REPLAY_RATE, blocksPerSecond: 4, accountIds: owners, seed: 11 });
+  const source = createReplaySource({ pace: 'timed', transactionsPerSecond: REPLAY_RATE, blocksPerSecond: BLOCKS_PER_SECOND, accountIds: owners, seed: 11 });
   const follower = new Follower({ source, store: server.store, log: server.log, logger: pino({ level: 'silent' }), startAt: 'oldest', pruneIntervalMs: 3_600_000 });
   let transactions = 0;
   // Registered after the hub: runs once the batch is written to every socket (the server's share).
   const fanoutMs: number[] = [];
+  let shape = new BlockShape(new Set(owners));
   const unsubscribe = server.log.subscribe((b) => {
     for (const e of b.events) if (e.type === 'transaction') transactions++;
-    if (b.kind === 'block') fanoutMs.push(sharedNow() - server.publishedAt(b));
+    if (b.kind === 'block') {
+      fanoutMs.push(sharedNow() - server.publishedAt(b));
+      shape.add(b);
+    }
   });
   await source.start();
   await follower.start();
@@ -63,6 +72,7 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   pool.reset();
   transactions = 0;
   fanoutMs.length = 0;
+  shape = new BlockShape(shape.subscribed);
   const load = os.loadavg()[0]!;
   const started = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
@@ -73,7 +83,80 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   await new Promise((r) => setTimeout(r, 500));
   const report = await pool.report();
   ctx.progress(`replay: ${fmt(perSecond(transactions, elapsed))} tx/s published, ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
-  return { txPerSecond: perSecond(transactions, elapsed), received: report.received, latencies: report.latencies, closed: report.closedByServer, fanoutMs, load };
+  return { txPerSecond: perSecond(transactions, elapsed), received: report.received, latencies: report.latencies, closed: report.closedByServer, fanoutMs, load, shape: shape.mean() };
+}
+
+/** What the replay's blocks asked of the writes: distinct connections per block, mean frame bytes per transport. */
+class BlockShape {
+  private blocks = 0;
+  private connections = 0;
+  private delivered = 0;
+  private sampled = 0;
+  private sseBytes = 0;
+  private wsBytes = 0;
+
+  constructor(readonly subscribed: Set<string>) {}
+
+  /** Runs in the server's process after each fan-out: counts cheaply, sizes a sample of frames, keeps no batch. */
+  add(b: EventBatch): void {
+    const accounts = new Set<string>();
+    for (const e of b.events) {
+      if (e.type !== 'transaction' || !this.subscribed.has(e.tx.account)) continue;
+      // One client per account: each distinct account is one connection written in this block.
+      accounts.add(e.tx.account);
+      if (this.delivered++ % 32 !== 0) continue;
+      const payload = transactionPayload(e.tx);
+      this.sseBytes += httpChunk(sseMessageFrame(e.position, payload)).length;
+      this.wsBytes += wsTextFrame(wsNotification('account_transaction', payload, e.position)).length;
+      this.sampled++;
+    }
+    this.blocks++;
+    this.connections += accounts.size;
+  }
+
+  mean(): { perBlock: number; sseBytes: number; wsBytes: number } {
+    const frames = Math.max(1, this.sampled);
+    return { perBlock: this.connections / Math.max(1, this.blocks), sseBytes: this.sseBytes / frames, wsBytes: this.wsBytes / frames };
+  }
+}
+
+/**
+ * The floor: the same clients against a bare writer in its own process that writes one prebuilt frame
+ * per block to as many random connections as the replay reached per block, at the same block rate.
+ */
+async function floorLoad(ctx: BenchContext, owners: string[], count: number, shape: ReturnType<BlockShape['mean']>, seconds: number) {
+  const floor = await startFloorServer();
+  const pool = new ClientPool(CLIENT_PROCESSES);
+  floor.onPublished((entries) => pool.published(entries));
+  try {
+    const subs = Array.from({ length: count }, (_, i) => [owners[i % owners.length]!]);
+    const half = Math.floor(count / 2);
+    const sse = await pool.connect('sse', floor.url, subs.slice(0, half));
+    const ws = await pool.connect('ws', floor.url, subs.slice(half));
+    const perBlock = Math.round(shape.perBlock);
+    ctx.progress(`floor: ${fmt(sse.count)} SSE + ${fmt(ws.count)} WebSocket clients, ${fmt(perBlock)} connections per block${sse.firstError ?? ws.firstError ? ` (first error: ${sse.firstError ?? ws.firstError})` : ''}`);
+    // As in the replay: 2 s of warm-up, then `seconds` measured.
+    const warmup = 2;
+    const run = floor.run({
+      blocks: (warmup + seconds) * BLOCKS_PER_SECOND,
+      blockMs: 1000 / BLOCKS_PER_SECOND,
+      perBlock,
+      sseBytes: Math.round(shape.sseBytes),
+      wsBytes: Math.round(shape.wsBytes),
+      firstKey: FLOOR_FIRST_KEY,
+    });
+    await new Promise((r) => setTimeout(r, warmup * 1000));
+    pool.reset();
+    const load = os.loadavg()[0]!;
+    await run;
+    await new Promise((r) => setTimeout(r, 500));
+    const report = await pool.report();
+    ctx.progress(`floor: ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
+    return { connected: sse.count + ws.count, perBlock, latencies: report.latencies, closed: report.closedByServer, load };
+  } finally {
+    await pool.close();
+    await floor.close();
+  }
 }
 
 interface FanoutLoad {
@@ -149,6 +232,14 @@ const bench: Benchmark = {
       const seconds = Math.max(4, Math.round(10 * scale));
       ctx.progress(`replaying ${fmt(REPLAY_RATE)} tx/s for ${seconds} s through the follower to ${fmt(idle.connected)} clients`);
       const replay = await replayLoad(ctx, server, pool, owners, seconds);
+      server.onPublished(() => {});
+      await pool.close();
+
+      // The same clients against a bare writer: how much of the p99 the machine's writes alone take.
+      ctx.progress(`floor: bare writer, ${fmt(replay.shape.perBlock)} connections per block, frames of ${fmt(replay.shape.sseBytes)} B (SSE) / ${fmt(replay.shape.wsBytes)} B (WebSocket)`);
+      const floor = await floorLoad(ctx, owners, clients, replay.shape, seconds);
+      const floorP99 = percentile(floor.latencies, 99);
+
       const p99 = percentile(replay.latencies, 99);
       rows.push({
         metric: `publish → receive p99, ${fmt(idle.connected)} clients, replay at ${fmt(REPLAY_RATE)} tx/s`,
@@ -160,10 +251,19 @@ const bench: Benchmark = {
           `p50 ${percentile(replay.latencies, 50).toFixed(1)} ms, max ${Math.max(...replay.latencies).toFixed(1)} ms over ${fmt(replay.latencies.length)} deliveries; ` +
           `${fmt(replay.txPerSecond)} tx/s appended by the follower (4 blocks/s) in the server's process; ${replay.closed} connections lost. ` +
           `Server side (publish → every frame handed to the kernel, per block): p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms. ` +
-          `Load average ${replay.load.toFixed(1)} on 2 cores during the run (server, 2 client processes and whatever else runs)`,
+          `Load average ${replay.load.toFixed(1)} on 2 cores during the run (server, 2 client processes and whatever else runs). ` +
+          `Bare writer floor with the same clients (next row): p99 ${floorP99.toFixed(1)} ms`,
       });
-      server.onPublished(() => {});
-      await pool.close();
+      rows.push({
+        metric: 'bare writer floor: publish → receive p99 (same clients, no matching)',
+        value: floorP99,
+        unit: 'ms',
+        note:
+          `p50 ${percentile(floor.latencies, 50).toFixed(1)} ms, max ${Math.max(...floor.latencies).toFixed(1)} ms over ${fmt(floor.latencies.length)} deliveries; ` +
+          `a server process that only writes one prebuilt frame (${fmt(replay.shape.sseBytes)} B SSE / ${fmt(replay.shape.wsBytes)} B WebSocket, the replay's mean) ` +
+          `to ${fmt(floor.perBlock)} random connections of ${fmt(floor.connected)} per block (the replay's mean), ${BLOCKS_PER_SECOND} blocks/s for ${seconds} s; ` +
+          `${floor.closed} connections lost; load average ${floor.load.toFixed(1)}`,
+      });
 
       // Throughput: the same subscribers and payloads through the hub and through Redis PUBSUB.
       const connections = Math.round(2000 * scale);
