@@ -272,7 +272,13 @@ export const settings = {
     min: 1,
     max: 10_000,
     default: 512,
-    doc: 'Webhook delivery attempts in flight at once (at most 64 of them to one endpoint).',
+    doc: 'Webhook delivery attempts in flight at once (to one endpoint: at most 64, one per connection, or 512 to an endpoint answering within 100 ms on average while the sender thread is on).',
+  }),
+  webhookSenderThread: bool({
+    env: 'TONWATCH_WEBHOOK_SENDER_THREAD',
+    default: () => true,
+    defaultDoc: '`true`',
+    doc: 'Sign and send webhook deliveries from a worker thread, leaving the main thread to the outbox (`false`: everything on the main thread).',
   }),
   webhookMaxPerKey: int({
     env: 'TONWATCH_WEBHOOK_MAX_PER_KEY',

@@ -34,6 +34,7 @@ export function deliveryEngine(ctx: ServiceContext, options: WebhooksComponentOp
         metrics: ctx.metrics,
         resolve: options.resolve,
         concurrency: c.webhookConcurrency,
+        senderThread: c.webhookSenderThread,
         secretOverlapMs: c.webhookSecretOverlapSeconds * 1000,
         historyMs: c.webhookHistoryDays * DAY_S * 1000,
       }),

@@ -1,8 +1,8 @@
 // Module API of the webhooks component. Other producers (invoices) use the delivery engine:
 //   const engine = deliveryEngine(ctx);                 // the process's shared engine
 //   const endpoint = await engine.createEndpoint({ producer: 'invoices', owner: `app:${id}`, url });
-//   await engine.enqueue(trx, [{ endpointId, orderingKey: invoiceId, eventType: 'invoice', body }]);
-//   engine.notify();                                    // after the transaction committed
+//   const receipt = await engine.enqueue(trx, [{ endpointId, orderingKey: invoiceId, eventType: 'invoice', body }]);
+//   engine.notify(receipt);                             // after the transaction committed
 export { createWebhooksComponent, deliveryEngine, webhooksComponent, type WebhooksComponentOptions } from './component.js';
 export { Webhooks, PRODUCER } from './manager.js';
 export { webhooksMigrations } from './migrations.js';

@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PendingMessage, TransactionModel } from '../chain/model.js';
 import type { EventBatch } from '../bus/events.js';
-import type { DeliveryEngine } from './delivery/engine.js';
+import type { DeliveryEngine, EnqueueReceipt } from './delivery/engine.js';
 import type { DeliveryIntent } from './delivery/types.js';
 import { disableOpcode } from './store.js';
 import type { SubscriptionIndex } from './subscription-index.js';
@@ -54,6 +54,8 @@ export function isNewContract(tx: TransactionModel): boolean {
 export class WebhookRouter {
   private readonly rate = new Map<string, { window: number; count: number }>();
   private disabledInBatch: Array<{ webhookId: number; opcode: number }> = [];
+  /** The outbox rows of the batch being handled, for the worker once it has committed. */
+  private receipt: EnqueueReceipt | null = null;
 
   constructor(private readonly o: RouterOptions) {}
 
@@ -70,8 +72,9 @@ export class WebhookRouter {
   /** The consumer's handler: intents and opcode disables written in the consumer's transaction. */
   async handle(batch: EventBatch, trx: Kysely<any>): Promise<void> {
     this.disabledInBatch = [];
+    this.receipt = null;
     const intents = this.match(batch);
-    await this.o.engine.enqueue(trx, intents);
+    this.receipt = await this.o.engine.enqueue(trx, intents);
     const now = this.o.now();
     for (const d of this.disabledInBatch) {
       await disableOpcode(trx, d.webhookId, d.opcode, `more than ${this.o.opcodeLimitPerMinute} matching messages in one minute`, now);
@@ -85,7 +88,8 @@ export class WebhookRouter {
       this.o.logger?.warn({ webhookId: d.webhookId, opcode: d.opcode }, 'opcode subscription disabled: too many matches');
     }
     this.disabledInBatch = [];
-    this.o.engine.notify();
+    this.o.engine.notify(this.receipt ?? undefined);
+    this.receipt = null;
   }
 
   private matchTransaction(tx: TransactionModel, out: DeliveryIntent[]): void {

@@ -95,6 +95,6 @@ export async function deleteEndpointRows(db: Kysely<any>, id: number): Promise<b
 }
 
 /** The secrets that sign a delivery at `now`: the current one, and the previous while it overlaps. */
-export function activeSecrets(e: Endpoint, now: number): string[] {
+export function activeSecrets(e: Pick<Endpoint, 'secret' | 'previousSecret' | 'previousSecretUntil'>, now: number): string[] {
   return e.previousSecret && e.previousSecretUntil !== null && now < e.previousSecretUntil ? [e.secret, e.previousSecret] : [e.secret];
 }

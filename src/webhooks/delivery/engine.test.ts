@@ -324,4 +324,50 @@ describe.each(dialects)('delivery engine on %s', (dialect) => {
     await new Promise((r) => setTimeout(r, 50));
     expect(receiver.requests).toHaveLength(1);
   });
+
+  it("enqueue's receipt holds the rows as stored, and a receipt that is not the next ids is read instead, never twice", async () => {
+    const endpoint = await setup({ clock: undefined });
+    // 700 rows: two insert statements, their ids matched to the rows by RETURNING.
+    const intents = Array.from({ length: 700 }, (_, i) => ({ endpointId: endpoint.id, orderingKey: `k${i % 7}`, eventType: 'account_tx', body: { i }, meta: { i } }));
+    const receipt = await store.db.transaction().execute((trx) => engine.enqueue(trx, intents));
+    const stored = await deliveryDb(store.db).selectFrom('delivery_outbox').selectAll().orderBy('id').execute();
+    expect(receipt.rows).not.toBeNull();
+    expect(receipt.rows!.map((r) => [r.id, r.messageId, r.orderingKey, r.body, r.meta])).toEqual(stored.map((r) => [Number(r.id), r.message_id, r.ordering_key, r.body, r.meta]));
+    // Another producer commits and notifies without a receipt first: the worker reads both.
+    const later = await store.db.transaction().execute((trx) => engine.enqueue(trx, [{ endpointId: endpoint.id, orderingKey: 'z', eventType: 'e', body: { later: true } }]));
+    engine.notify();
+    engine.notify(receipt);
+    engine.notify(later);
+    await receiver.waitFor(701);
+    await settle();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.requests).toHaveLength(701);
+    expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(701);
+    expect(await engine.pendingCount()).toBe(0);
+  });
+
+  it('sends from the sender thread, handing a quick endpoint more attempts than connections and a slow one no more', async () => {
+    const endpoint = await setup({ clock: undefined, perEndpointConcurrency: 2, timeoutMs: 20_000 });
+    expect(engine.health().sender).toBe('thread');
+    let peak = 0;
+    const sample = setInterval(() => (peak = Math.max(peak, engine.health().in_flight)), 1);
+    try {
+      // Quick: answered at once, so up to 8 per connection are in flight, queued in the thread.
+      await send(Array.from({ length: 400 }, (_, i) => ({ endpointId: endpoint.id, orderingKey: `q${i}`, eventType: 'e', body: { i } })));
+      await receiver.waitFor(400);
+      await settle();
+      expect(peak).toBeGreaterThan(2);
+      expect(peak).toBeLessThanOrEqual(16);
+      // Slow: once its answers take 200 ms, no more attempts than its 2 connections.
+      receiver.respond = () => ({ status: 200, delayMs: 200 });
+      await send(Array.from({ length: 40 }, (_, i) => ({ endpointId: endpoint.id, orderingKey: `s${i}`, eventType: 'e', body: { s: i } })));
+      await receiver.waitFor(402);
+      await until(() => engine.health().in_flight <= 2, 10_000, 'the window shrinks to the connections');
+      peak = 0;
+      await receiver.waitFor(Math.min(440, receiver.requests.length + 10));
+      expect(peak).toBeLessThanOrEqual(2);
+    } finally {
+      clearInterval(sample);
+    }
+  });
 });

@@ -13,7 +13,7 @@ import * as outbox from './outbox.js';
 import * as reports from './reports.js';
 import { DAY } from './schedule.js';
 import { checkEndpoint, type HostResolver } from './ssrf.js';
-import type { Clock, DeliveryHooks, DeliveryIntent, Endpoint } from './types.js';
+import type { Clock, DeliveryHooks, DeliveryIntent, Endpoint, PendingDelivery } from './types.js';
 import { DeliveryWorker } from './worker.js';
 
 export interface DeliveryEngineOptions {
@@ -36,11 +36,18 @@ export interface DeliveryEngineOptions {
   /** How long delivered/failed deliveries and failure logs are kept (default 7 days). */
   historyMs?: number;
   userAgent?: string;
+  /** Sign and send from a worker thread (default true); off, or with `resolve` set, from this one. */
+  senderThread?: boolean;
   /** Safety-net poll for deliveries written without `notify()` (another process). Default 1 s. */
   pollIntervalMs?: number;
   /** Most deliveries held in memory (default 200,000), and per ordering key (default 1,000). */
   memoryLimit?: number;
   perKeyLimit?: number;
+}
+
+/** What `enqueue` wrote, for `notify` after the commit; opaque to producers. */
+export interface EnqueueReceipt {
+  readonly rows: PendingDelivery[] | null;
 }
 
 export class DeliveryEngine {
@@ -73,6 +80,7 @@ export class DeliveryEngine {
         timeoutMs: options.timeoutMs ?? 15_000,
         userAgent: options.userAgent ?? 'tonwatch-webhooks/0.1',
       },
+      senderThread: options.senderThread ?? true,
       concurrency: options.concurrency ?? 512,
       perEndpointConcurrency: options.perEndpointConcurrency ?? 64,
       pollIntervalMs: options.pollIntervalMs ?? 1000,
@@ -99,19 +107,25 @@ export class DeliveryEngine {
   }
 
   health() {
-    return { ok: this.worker.isRunning, in_memory: this.worker.inMemory, in_flight: this.worker.inFlight };
+    return { ok: this.worker.isRunning, in_memory: this.worker.inMemory, in_flight: this.worker.inFlight, sender: this.worker.senderKind };
   }
 
   // ---- producers ---------------------------------------------------------------------------
 
-  /** Writes deliveries inside the caller's transaction. Call `notify()` once it has committed. */
-  async enqueue(trx: Kysely<any>, intents: readonly DeliveryIntent[]): Promise<void> {
-    await outbox.enqueueDeliveries(trx, intents, this.clock.now());
+  /**
+   * Writes deliveries inside the caller's transaction. Call `notify(receipt)` once it has
+   * committed (never after a rollback): the worker then takes the rows from memory.
+   */
+  async enqueue(trx: Kysely<any>, intents: readonly DeliveryIntent[]): Promise<EnqueueReceipt> {
+    return { rows: await outbox.enqueueDeliveries(trx, intents, this.clock.now()) };
   }
 
-  /** Tells the worker that deliveries were committed (it also polls, but this is immediate). */
-  notify(): void {
-    if (this.worker.isRunning) void this.worker.loadNew();
+  /**
+   * Tells the worker that deliveries were committed (it also polls, but this is immediate). With
+   * the receipt of the enqueue just committed, it need not read those rows back from the store.
+   */
+  notify(receipt?: EnqueueReceipt): void {
+    if (this.worker.isRunning) void this.worker.loadNew(receipt?.rows ?? undefined);
   }
 
   // ---- endpoints ---------------------------------------------------------------------------

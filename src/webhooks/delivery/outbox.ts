@@ -38,36 +38,44 @@ function insertStatement(dialect: 'sqlite' | 'postgres', rows: number): string {
       const now = p(6);
       tuples.push(`(${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, 'pending', 0, ${now}, ${dialect === 'postgres' ? now : '?'})`);
     }
-    text = `insert into delivery_outbox ${INSERT_COLUMNS} values ${tuples.join(', ')}`;
+    text = `insert into delivery_outbox ${INSERT_COLUMNS} values ${tuples.join(', ')} returning id, message_id`;
     insertSql.set(key, text);
   }
   return text;
 }
 
-/** Writes deliveries into the outbox within `db` (the producer's transaction). */
-export async function enqueueDeliveries(db: Kysely<any>, intents: readonly DeliveryIntent[], now: number): Promise<void> {
-  if (intents.length === 0) return;
+/**
+ * Writes deliveries into the outbox within `db` (the producer's transaction) and returns them as
+ * the worker holds them, ids included, or null when the ids could not be matched to the rows.
+ */
+export async function enqueueDeliveries(db: Kysely<any>, intents: readonly DeliveryIntent[], now: number): Promise<PendingDelivery[] | null> {
+  if (intents.length === 0) return [];
   const dialect = dialectOf(db);
   const at = BigInt(now);
+  let written: PendingDelivery[] | null = [];
   for (const part of chunks(intents, INSERT_CHUNK)) {
     const params: unknown[] = [];
+    const rows: PendingDelivery[] = [];
     for (const intent of part) {
       const body = typeof intent.body === 'string' ? intent.body : JSON.stringify(intent.body);
       if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new Error(`delivery body is larger than ${MAX_BODY_BYTES} bytes`);
       if (!Number.isSafeInteger(intent.endpointId) || intent.endpointId <= 0) throw new Error(`invalid endpoint id ${intent.endpointId}`);
-      params.push(
-        BigInt(intent.endpointId),
-        intent.orderingKey ?? null,
-        intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body, intent.eventTimeMs ?? now),
-        intent.eventType,
-        body,
-        intent.meta === undefined ? null : JSON.stringify(intent.meta),
-        at,
-      );
+      const messageId = intent.messageId ?? deriveMessageId(intent.endpointId, intent.eventType, body, intent.eventTimeMs ?? now);
+      const meta = intent.meta === undefined ? null : JSON.stringify(intent.meta);
+      params.push(BigInt(intent.endpointId), intent.orderingKey ?? null, messageId, intent.eventType, body, meta, at);
       if (dialect === 'sqlite') params.push(at);
+      rows.push({ id: 0, endpointId: intent.endpointId, orderingKey: intent.orderingKey ?? null, messageId, eventType: intent.eventType, body, meta, attempts: 0, nextAttemptAt: now, firstFailedAt: null, createdAt: now });
     }
-    await db.executeQuery(CompiledQuery.raw(insertStatement(dialect, part.length), params));
+    const result = await db.executeQuery<{ id: bigint | number; message_id: string }>(CompiledQuery.raw(insertStatement(dialect, part.length), params));
+    // Both dialects number a statement's rows in VALUES order, but RETURNING's order is not
+    // promised: rows are matched by ascending id and checked by webhook-id.
+    const returned = result.rows.map((r) => ({ id: toNum(r.id), messageId: r.message_id })).sort((a, b) => a.id - b.id);
+    if (written && returned.length === rows.length && rows.every((row, i) => row.messageId === returned[i]!.messageId)) {
+      rows.forEach((row, i) => (row.id = returned[i]!.id));
+      written.push(...rows);
+    } else written = null;
   }
+  return written;
 }
 
 /** Pending rows after `afterId`, oldest first. */

@@ -19,6 +19,18 @@ export interface SenderOptions {
   tls?: ConnectionOptions;
 }
 
+/** What an attempt needs of its endpoint (all that crosses to the sender thread). */
+export type AttemptEndpoint = Pick<Endpoint, 'url' | 'token' | 'secret' | 'previousSecret' | 'previousSecretUntil'>;
+/** What an attempt needs of its delivery. */
+export type AttemptDelivery = Pick<PendingDelivery, 'messageId' | 'eventType' | 'body'>;
+
+/** Sends attempts: a Sender here, or one in a worker thread (threaded-sender.ts). */
+export interface AttemptSender {
+  /** One POST; `done` gets every outcome, failures included, never synchronously. */
+  send(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, done: (report: AttemptReport) => void): void;
+  close(): Promise<void>;
+}
+
 /** What the receiver (or the network) said. */
 export interface AttemptReport {
   /** HTTP status, or null when there was no response. */
@@ -32,7 +44,7 @@ export interface AttemptReport {
 }
 
 /** The headers of one attempt as a flat [name, value, …] list, in the order they are written. */
-export function deliveryHeaderList(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, userAgent: string): string[] {
+export function deliveryHeaderList(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, userAgent: string): string[] {
   const timestamp = Math.floor(nowMs / 1000);
   return [
     'content-type', 'application/json',
@@ -47,7 +59,7 @@ export function deliveryHeaderList(endpoint: Endpoint, delivery: PendingDelivery
 }
 
 /** The headers of one attempt, by name. */
-export function deliveryHeaders(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, userAgent: string): Record<string, string> {
+export function deliveryHeaders(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, userAgent: string): Record<string, string> {
   const list = deliveryHeaderList(endpoint, delivery, nowMs, userAgent);
   const out: Record<string, string> = {};
   for (let i = 0; i < list.length; i += 2) out[list[i]!] = list[i + 1]!;
@@ -64,7 +76,7 @@ interface Target {
   refusal: string | null;
 }
 
-export class Sender {
+export class Sender implements AttemptSender {
   /** One client (keep-alive connections) per receiver origin. */
   private readonly clients = new Map<string, OriginClient>();
   /** Parsed endpoint URLs, with the refusal for an IP-literal host computed once. */
@@ -94,7 +106,7 @@ export class Sender {
   }
 
   /** One POST; `done` gets every outcome, failures included, never synchronously (throws only on a bug). */
-  send(endpoint: Endpoint, delivery: PendingDelivery, nowMs: number, done: (report: AttemptReport) => void): void {
+  send(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, done: (report: AttemptReport) => void): void {
     const target = this.target(endpoint.url);
     if (target.refusal) return refuse(done, `refused: ${target.refusal}`);
     const headers = deliveryHeaderList(endpoint, delivery, nowMs, this.options.userAgent);

@@ -10,7 +10,8 @@ import { judgeAttempt } from './judge.js';
 import type { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
 import { DeliveryQueues, type Queue } from './queues.js';
-import { Sender, type AttemptReport, type SenderOptions } from './sender.js';
+import { Sender, type AttemptReport, type AttemptSender, type SenderOptions } from './sender.js';
+import { ThreadedSender } from './threaded-sender.js';
 import { deliveryDb } from './tables.js';
 import type { Clock, DeliveryHooks, DeliveryOutcome, Endpoint, PendingDelivery } from './types.js';
 
@@ -21,6 +22,8 @@ export interface WorkerOptions {
   metrics: DeliveryMetrics | null;
   hooks: ReadonlyMap<string, DeliveryHooks>;
   sender: Omit<SenderOptions, 'connectionsPerOrigin'>;
+  /** Send from a worker thread (signing and HTTP off the thread that keeps the store). */
+  senderThread: boolean;
   concurrency: number;
   perEndpointConcurrency: number;
   pollIntervalMs: number;
@@ -31,6 +34,14 @@ export interface WorkerOptions {
 
 /** Rows per outbox read: each read blocks the event loop, so a few ms at most. */
 const LOAD_BATCH = 1000;
+/**
+ * With the sender thread, attempts in flight to a quickly answering endpoint, as a multiple of its
+ * connections: the thread keeps the extra ones queued, so it has work while this thread is busy
+ * with a store commit and has not yet handed it the next attempts.
+ */
+const THREAD_WINDOW = 8;
+/** Answers faster than this on average (EWMA of attempt latency) count as quick. */
+const QUICK_MS = 100;
 /** Ids per page of the PostgreSQL rescan. */
 const RESCAN_PAGE = 10_000;
 /** Outcomes are recorded at most this long after they happen, or at once when this many wait: fewer,
@@ -42,7 +53,11 @@ export class DeliveryWorker {
   /** Endpoints with deliveries in memory; their status here is newer than the store's. */
   readonly endpoints = new Map<number, Endpoint>();
   private readonly queues: DeliveryQueues;
-  private sender: Sender | null = null;
+  private sender: AttemptSender | null = null;
+  /** Attempts in flight to a quick endpoint (THREAD_WINDOW); to the others, one per connection. */
+  private quickWindow: number;
+  /** Moving average of each endpoint's attempt latency (queueing in the thread included), ms. */
+  private readonly endpointLatency = new Map<number, number>();
   private running = false;
   private inFlightCount = 0;
   private readonly endpointInFlight = new Map<number, number>();
@@ -63,6 +78,7 @@ export class DeliveryWorker {
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
+    this.quickWindow = o.perEndpointConcurrency;
   }
 
   get inFlight(): number {
@@ -73,6 +89,11 @@ export class DeliveryWorker {
     return this.queues.size;
   }
 
+  /** Where attempts are signed and sent: `thread` or `main`. */
+  get senderKind(): 'thread' | 'main' | null {
+    return this.sender === null ? null : this.sender instanceof ThreadedSender ? 'thread' : 'main';
+  }
+
   get isRunning(): boolean {
     return this.running;
   }
@@ -80,7 +101,8 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.sender = new Sender({ ...this.o.sender, connectionsPerOrigin: this.o.perEndpointConcurrency });
+    this.sender = await this.startSender();
+    this.quickWindow = this.sender instanceof ThreadedSender ? THREAD_WINDOW * this.o.perEndpointConcurrency : this.o.perEndpointConcurrency;
     await this.loadNew();
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
@@ -107,23 +129,44 @@ export class DeliveryWorker {
     this.sender = null;
   }
 
-  /** Reads newly committed pending deliveries into memory. */
-  loadNew(): Promise<void> {
+  /**
+   * The sender thread when asked for and possible (an injected resolver is a function, which
+   * cannot cross to a thread), else a sender in this thread.
+   */
+  private async startSender(): Promise<AttemptSender> {
+    const options: SenderOptions = { ...this.o.sender, connectionsPerOrigin: this.o.perEndpointConcurrency };
+    if (this.o.senderThread && !options.policy.resolve) {
+      try {
+        return await ThreadedSender.start(options, this.o.logger);
+      } catch (err) {
+        this.o.logger?.warn({ err }, 'webhook sender thread did not start; sending from the main thread');
+      }
+    }
+    return new Sender(options);
+  }
+
+  /**
+   * Reads newly committed pending deliveries into memory. `committed`: rows a producer has just
+   * committed (its enqueue receipt); taken as they are when they are exactly the next ids, else read.
+   */
+  loadNew(committed?: readonly PendingDelivery[]): Promise<void> {
     if (this.loading) {
       this.loadAgain = true;
       return this.loading;
     }
+    let handed = committed && this.followOn(committed) ? committed : null;
     this.loading = (async () => {
       try {
         do {
           this.loadAgain = false;
           this.memoryFull = this.queues.size >= this.o.memoryLimit;
           if (!this.running || this.memoryFull) break;
-          const rows = await outbox.pendingAfter(this.o.store.db, this.loadedUpTo, LOAD_BATCH);
+          const rows = handed ?? (await outbox.pendingAfter(this.o.store.db, this.loadedUpTo, LOAD_BATCH));
           if (rows.length === 0) break;
           await this.admit(rows);
           this.loadedUpTo = Math.max(this.loadedUpTo, rows[rows.length - 1]!.id);
-          if (rows.length === LOAD_BATCH) this.loadAgain = true;
+          if (rows.length === LOAD_BATCH && !handed) this.loadAgain = true;
+          handed = null;
           this.pump();
         } while (this.loadAgain);
       } catch (err) {
@@ -135,10 +178,18 @@ export class DeliveryWorker {
     return this.loading;
   }
 
+  /** Whether `rows` are the ids right after those already loaded, in order and without a gap. */
+  private followOn(rows: readonly PendingDelivery[]): boolean {
+    if (rows.length === 0 || rows[0]!.id !== this.loadedUpTo + 1) return false;
+    for (let i = 1; i < rows.length; i++) if (rows[i]!.id !== rows[i - 1]!.id + 1) return false;
+    return true;
+  }
+
   // ---- endpoint changes made through the engine ---------------------------------------------
 
   forgetEndpoint(id: number): void {
     this.endpoints.delete(id);
+    this.endpointLatency.delete(id);
     this.dirty.delete(id);
     this.queues.dropEndpoint(id);
     this.waitingForSlot.delete(id);
@@ -183,7 +234,7 @@ export class DeliveryWorker {
   }
 
   /** Adds rows to the queues, loading their endpoints; rows of deleted endpoints are removed. */
-  private async admit(rows: PendingDelivery[]): Promise<void> {
+  private async admit(rows: readonly PendingDelivery[]): Promise<void> {
     const unknown = [...new Set(rows.map((r) => r.endpointId).filter((id) => !this.endpoints.has(id)))];
     if (unknown.length > 0) {
       const found = await deliveryDb(this.o.store.db).selectFrom('delivery_endpoints').select('id').where('id', 'in', unknown.map(BigInt)).execute();
@@ -223,7 +274,7 @@ export class DeliveryWorker {
       const endpoint = this.endpoints.get(q.endpointId);
       // Suspended endpoints keep their queues parked until back-online reschedules them.
       if (!endpoint || endpoint.status === 'suspended') continue;
-      if ((this.endpointInFlight.get(endpoint.id) ?? 0) >= this.o.perEndpointConcurrency) {
+      if ((this.endpointInFlight.get(endpoint.id) ?? 0) >= this.windowOf(endpoint.id)) {
         let waiting = this.waitingForSlot.get(endpoint.id);
         if (!waiting) this.waitingForSlot.set(endpoint.id, (waiting = []));
         waiting.push(q);
@@ -241,6 +292,11 @@ export class DeliveryWorker {
       }
     }
     this.armTimer(now);
+  }
+
+  /** A slow endpoint gets no more attempts than connections, so none waits for one. */
+  private windowOf(endpointId: number): number {
+    return (this.endpointLatency.get(endpointId) ?? QUICK_MS) < QUICK_MS ? this.quickWindow : this.o.perEndpointConcurrency;
   }
 
   private armTimer(now: number): void {
@@ -261,6 +317,10 @@ export class DeliveryWorker {
     this.inFlightCount--;
     this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 1) - 1);
     q.inFlight = false;
+    // Quick to notice a slowdown, slow to trust a recovery.
+    const avg = this.endpointLatency.get(endpoint.id);
+    const l = report.latencyMs;
+    this.endpointLatency.set(endpoint.id, avg === undefined ? l : avg + (l - avg) / (l > avg ? 2 : 16));
     const live = this.endpoints.get(endpoint.id);
     if (!live) {
       // Deleted while in flight: nothing left to record.
@@ -277,8 +337,10 @@ export class DeliveryWorker {
       else if (result === 'retrying') this.queues.schedule(q, row.nextAttemptAt);
       this.flushSoon();
     }
+    // Every free slot (more than one when the endpoint just turned quick) goes to a waiting queue.
     const waiting = this.waitingForSlot.get(endpoint.id);
-    if (waiting?.length) this.queues.schedule(waiting.shift()!, now);
+    let free = this.windowOf(endpoint.id) - (this.endpointInFlight.get(endpoint.id) ?? 0);
+    while (waiting?.length && free-- > 0) this.queues.schedule(waiting.shift()!, now);
     if (this.memoryFull && this.queues.size < this.o.memoryLimit / 2) void this.loadNew();
     if (this.inFlightCount === 0 && this.drained) {
       this.drained();

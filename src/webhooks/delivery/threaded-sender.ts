@@ -1,0 +1,148 @@
+// The Sender in a worker thread: signing, request writes and response parsing leave the main
+// thread, which keeps the queues and the store (docs/WEBHOOKS.md, "Where the time goes"). Attempts
+// and reports cross in batches, one message per event-loop turn each way. If the thread dies, the
+// attempts it held are reported as network failures (the worker retries them) and sending goes on
+// in this thread.
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { Sender, type AttemptDelivery, type AttemptEndpoint, type AttemptReport, type AttemptSender, type SenderOptions } from './sender.js';
+
+/** One attempt as it crosses to the thread: only what the request needs. */
+export interface AttemptMessage {
+  id: number;
+  endpoint: AttemptEndpoint;
+  delivery: AttemptDelivery;
+  nowMs: number;
+}
+
+export type ToThread = { type: 'attempts'; attempts: AttemptMessage[] } | { type: 'close' };
+/** Reports are flattened as [attempt id, report, attempt id, report, …]. */
+export type FromThread = { type: 'ready' } | { type: 'closed' } | { type: 'reports'; reports: Array<number | AttemptReport> };
+
+type Done = (report: AttemptReport) => void;
+
+/** Where the thread's entry is: the TypeScript sources need tsx's loader registered first. */
+function threadEntry(): URL {
+  return import.meta.url.endsWith('.ts') ? new URL('./sender-thread-boot.mjs', import.meta.url) : new URL('./sender-thread.js', import.meta.url);
+}
+
+export class ThreadedSender implements AttemptSender {
+  private worker: Worker | null;
+  /** Attempts handed to the thread and not yet reported, by attempt id. */
+  private readonly pending = new Map<number, Done>();
+  private outgoing: AttemptMessage[] = [];
+  private nextId = 1;
+  private flushQueued = false;
+  private closing: (() => void) | null = null;
+  /** Takes over when the thread is gone. */
+  private fallback: Sender | null = null;
+
+  private constructor(
+    private readonly options: SenderOptions,
+    worker: Worker,
+    private readonly logger?: Logger,
+  ) {
+    this.worker = worker;
+    worker.on('message', (m: FromThread) => this.onMessage(m));
+    worker.on('error', (err) => this.lost(err));
+    worker.on('exit', (code) => this.lost(new Error(`sender thread exited with code ${code}`)));
+    // Attempts in flight must not keep the process alive: they stay pending in the store.
+    worker.unref();
+  }
+
+  /** Starts the thread and waits until it can take attempts. */
+  static async start(options: SenderOptions, logger?: Logger): Promise<ThreadedSender> {
+    const worker = new Worker(threadEntry(), { workerData: options, name: 'webhook-sender' });
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (m: FromThread) => {
+        if (m.type !== 'ready') return;
+        cleanup();
+        resolve();
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        reject(err);
+      };
+      const onExit = (code: number) => onError(new Error(`sender thread exited with code ${code} while starting`));
+      const cleanup = () => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    });
+    return new ThreadedSender(options, worker, logger);
+  }
+
+  /** Stops the thread abruptly, as a crash would (tests). */
+  async kill(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
+  send(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, done: Done): void {
+    if (!this.worker) return this.inThisThread().send(endpoint, delivery, nowMs, done);
+    const id = this.nextId++;
+    this.pending.set(id, done);
+    const { url, token, secret, previousSecret, previousSecretUntil } = endpoint;
+    const { messageId, eventType, body } = delivery;
+    this.outgoing.push({ id, endpoint: { url, token, secret, previousSecret, previousSecretUntil }, delivery: { messageId, eventType, body }, nowMs });
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      // After the current pump: every attempt it starts goes in one message.
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushQueued = false;
+    const attempts = this.outgoing;
+    this.outgoing = [];
+    if (attempts.length > 0) this.worker?.postMessage({ type: 'attempts', attempts } satisfies ToThread);
+  }
+
+  private onMessage(m: FromThread): void {
+    if (m.type === 'reports') {
+      const r = m.reports;
+      for (let i = 0; i < r.length; i += 2) {
+        const id = r[i] as number;
+        const done = this.pending.get(id);
+        if (!done) continue;
+        this.pending.delete(id);
+        done(r[i + 1] as AttemptReport);
+      }
+    } else if (m.type === 'closed') this.closing?.();
+  }
+
+  /** The thread is gone: its attempts failed (they are retried), later ones are sent from here. */
+  private lost(err: Error): void {
+    if (!this.worker) return;
+    this.worker = null;
+    const expected = this.closing !== null;
+    if (!expected) this.logger?.error({ err }, 'webhook sender thread stopped; sending from the main thread');
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    this.outgoing = [];
+    for (const done of waiting) done({ statusCode: null, error: `sender thread stopped: ${err.message}`, retryAfterMs: null, latencyMs: 0, kind: 'network' });
+    this.closing?.();
+  }
+
+  private inThisThread(): Sender {
+    return (this.fallback ??= new Sender(this.options));
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (worker) {
+      this.flush();
+      await new Promise<void>((resolve) => {
+        this.closing = resolve;
+        worker.postMessage({ type: 'close' } satisfies ToThread);
+      });
+      this.worker = null;
+      await worker.terminate();
+    }
+    await this.fallback?.close();
+  }
+}
