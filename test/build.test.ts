@@ -16,6 +16,8 @@ it('the built server (bin/tonwatch.js serve) starts on the devnet and serves the
   try {
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(200);
+    // The webhook sender thread starts from the built file too (dist/…/sender-thread.js).
+    expect(JSON.stringify(await ready.json())).toContain('"sender":"thread"');
     const wallets = (await (await fetch(`${service.url}/devnet/wallets`)).json()) as Array<{ name: string }>;
     expect(wallets.map((w) => w.name)).toContain('alice');
     const dns = await fetch(`${service.url}/resolve/alice.ton`, { headers: { authorization: `Bearer ${service.adminKey}` } });
