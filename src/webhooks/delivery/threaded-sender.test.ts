@@ -66,8 +66,10 @@ describe('ThreadedSender', () => {
     const sender = await startSender();
     const held = [1, 2, 3].map((n) => send(sender, silent.url, n));
     await expect.poll(() => silent.seen.length).toBe(3);
+    expect(sender.inThread).toBe(true);
     await sender.kill();
     for (const r of await Promise.all(held)) expect(r).toMatchObject({ statusCode: null, kind: 'network', error: expect.stringMatching(/sender thread stopped/) });
+    expect(sender.inThread).toBe(false);
     expect(await send(sender, ok.url, 4)).toMatchObject({ statusCode: 200, kind: 'http' });
     expect(ok.seen).toHaveLength(1);
   });

@@ -76,6 +76,11 @@ export class ThreadedSender implements AttemptSender {
     return new ThreadedSender(options, worker, logger);
   }
 
+  /** False once the thread is gone and attempts are sent from this thread. */
+  get inThread(): boolean {
+    return this.worker !== null;
+  }
+
   /** Stops the thread abruptly, as a crash would (tests). */
   async kill(): Promise<void> {
     await this.worker?.terminate();

@@ -91,7 +91,7 @@ export class DeliveryWorker {
 
   /** Where attempts are signed and sent: `thread` or `main`. */
   get senderKind(): 'thread' | 'main' | null {
-    return this.sender === null ? null : this.sender instanceof ThreadedSender ? 'thread' : 'main';
+    return this.sender === null ? null : this.sender instanceof ThreadedSender && this.sender.inThread ? 'thread' : 'main';
   }
 
   get isRunning(): boolean {
