@@ -54,8 +54,6 @@ export class DeliveryWorker {
   readonly endpoints = new Map<number, Endpoint>();
   private readonly queues: DeliveryQueues;
   private sender: AttemptSender | null = null;
-  /** Attempts in flight to a quick endpoint (THREAD_WINDOW); to the others, one per connection. */
-  private quickWindow: number;
   /** Moving average of each endpoint's attempt latency (queueing in the thread included), ms. */
   private readonly endpointLatency = new Map<number, number>();
   private running = false;
@@ -78,7 +76,6 @@ export class DeliveryWorker {
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
-    this.quickWindow = o.perEndpointConcurrency;
   }
 
   get inFlight(): number {
@@ -102,7 +99,6 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     this.sender = await this.startSender();
-    this.quickWindow = this.sender instanceof ThreadedSender ? THREAD_WINDOW * this.o.perEndpointConcurrency : this.o.perEndpointConcurrency;
     await this.loadNew();
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
@@ -294,9 +290,13 @@ export class DeliveryWorker {
     this.armTimer(now);
   }
 
-  /** A slow endpoint gets no more attempts than connections, so none waits for one. */
+  /**
+   * Attempts in flight to an endpoint: THREAD_WINDOW per connection to a quick one while the sender
+   * thread runs; else one per connection, so none waits for one.
+   */
   private windowOf(endpointId: number): number {
-    return (this.endpointLatency.get(endpointId) ?? QUICK_MS) < QUICK_MS ? this.quickWindow : this.o.perEndpointConcurrency;
+    const quick = (this.endpointLatency.get(endpointId) ?? QUICK_MS) < QUICK_MS && this.senderKind === 'thread';
+    return quick ? THREAD_WINDOW * this.o.perEndpointConcurrency : this.o.perEndpointConcurrency;
   }
 
   private armTimer(now: number): void {
