@@ -288,7 +288,8 @@ const bench: Benchmark = {
     const receiver = await ReceiverProcess.start();
     try {
       const sampleBody = transactionBody(transaction({ account: account(1), lt: 1_000_000n }));
-      const sampleEndpoint = { id: 1, producer: 'webhooks', owner: 'bench', url: '', token: 'x'.repeat(32), secret: 'whsec_' + Buffer.alloc(32, 7).toString('base64'), previousSecret: null, previousSecretUntil: null, status: 'online' as const, statusReason: null, statusUpdatedAt: 0, lastOnlineAt: 0, failedAttempts: 0, createdAt: 0 };
+      // The headers an attempt carries (same names and sizes), for autocannon to send too.
+      const sampleEndpoint = { url: '', token: 'x'.repeat(32), secret: 'whsec_' + Buffer.alloc(32, 7).toString('base64'), previousSecret: null, previousSecretUntil: null };
       const headers = deliveryHeaders(sampleEndpoint, { messageId: 'msg_' + 'a'.repeat(32), eventType: 'account_tx', body: sampleBody }, Date.now(), 'tonwatch-webhooks/0.1');
       // autocannon runs before and after the deliveries and the two are averaged, so a change in
       // the machine's load during the run does not favour either side.
