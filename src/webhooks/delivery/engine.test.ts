@@ -169,6 +169,33 @@ describe.each(dialects)('delivery engine on %s', (dialect) => {
     expect((await engine.getEndpoint(endpoint.id))!.status).toBe('online');
   });
 
+  it("keeps at most perKeyLimit rows of a key in memory, flags the rest in the store, and delivers them all in order", async () => {
+    const endpoint = await setup({ perKeyLimit: 3 });
+    let down = true;
+    receiver.respond = (req) => ({ status: down && JSON.parse(req.body).account_id === 'A' ? 500 : 200 });
+    const ev = (acct: string, lt: number): DeliveryIntent => ({ endpointId: endpoint.id, orderingKey: `account:${acct}`, eventType: 'account_tx', body: { account_id: acct, lt } });
+    await send([1, 2, 3, 4, 5].map((lt) => ev('A', lt)).concat(ev('B', 1)));
+    await receiver.waitFor(2);
+    await settle();
+    // Rows that arrive while the key is over its cap are left in the store too.
+    await send([6, 7, 8].map((lt) => ev('A', lt)));
+    await until(async () => (await deliveryDb(store.db).selectFrom('delivery_outbox').select('id').where('parked', '=', 1).execute()).length === 5, 5000, 'A4…A8 flagged');
+    expect(engine.health().in_memory).toBe(3);
+    down = false;
+    clock.advance(MIN);
+    await receiver.waitFor(10);
+    await settle();
+    // The key's queue has drained its parked rows: a later event joins it at once.
+    await send([ev('A', 9)]);
+    await receiver.waitFor(11);
+    await settle();
+    const lts = (acct: string) => (receiver.bodies() as Array<{ account_id: string; lt: number }>).filter((b) => b.account_id === acct).map((b) => b.lt);
+    expect(lts('A')).toEqual([1, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(lts('B')).toEqual([1]);
+    expect(await engine.pendingCount()).toBe(0);
+    expect(engine.health().in_memory).toBe(0);
+  });
+
   it('410 suspends the endpoint and holds deliveries until back-online', async () => {
     const endpoint = await setup();
     let gone = true;

@@ -107,4 +107,22 @@ export const deliveryMigrations: NamedMigration[] = [
       await db.schema.createIndex('delivery_outbox_completed').on('delivery_outbox').column('completed_at').where(sql.ref('completed_at'), 'is not', null).execute();
     },
   },
+  {
+    name: 'webhooks_004_parked_rows',
+    async up(db: Kysely<any>) {
+      // The per-key index over every pending row was rewritten at random places by each insert and
+      // each completion (a sixth of a delivery's SQLite time) to serve a rare read: a key's rows
+      // beyond the worker's per-key memory cap. The worker now flags those rows (`parked` = 1) as
+      // it leaves them in the store, and only flagged rows are indexed by key.
+      await db.schema.alterTable('delivery_outbox').addColumn('parked', 'integer').execute();
+      await db.schema.dropIndex('delivery_outbox_pending_queue').execute();
+      await db.schema
+        .createIndex('delivery_outbox_parked')
+        .on('delivery_outbox')
+        .columns(['endpoint_id', 'ordering_key', 'id'])
+        .where(sql.ref('state'), '=', 'pending')
+        .where(sql.ref('parked'), '=', 1)
+        .execute();
+    },
+  },
 ];

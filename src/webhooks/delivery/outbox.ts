@@ -115,14 +115,23 @@ export async function pendingByIds(db: Kysely<any>, ids: readonly number[]): Pro
   return out;
 }
 
-/** Pending rows of one ordering key after `afterId`, oldest first. */
-export async function pendingOfKey(db: Kysely<any>, endpointId: number, orderingKey: string, afterId: number, limit: number): Promise<PendingDelivery[]> {
+/** Flags pending rows the worker left in the store (their key is over its per-key memory cap). */
+export async function markParked(db: Kysely<any>, ids: readonly number[]): Promise<void> {
+  for (const part of chunks(ids, IN_CHUNK)) {
+    await deliveryDb(db).updateTable('delivery_outbox').set({ parked: 1 }).where('id', 'in', part.map(BigInt)).where('state', '=', PENDING).execute();
+  }
+}
+
+/** Parked pending rows of one ordering key after `afterId`, oldest first. */
+export async function parkedOfKey(db: Kysely<any>, endpointId: number, orderingKey: string, afterId: number, limit: number): Promise<PendingDelivery[]> {
   const rows = await deliveryDb(db)
     .selectFrom('delivery_outbox')
     .select(OUTBOX_COLUMNS)
     .where('endpoint_id', '=', BigInt(endpointId))
     .where('ordering_key', '=', orderingKey)
     .where('state', '=', PENDING)
+    // A literal, so SQLite matches the partial index over parked rows.
+    .where('parked', '=', sql.lit(1))
     .where('id', '>', BigInt(afterId))
     .orderBy('id')
     .limit(limit)

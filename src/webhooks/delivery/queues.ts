@@ -14,6 +14,8 @@ export interface Queue {
   version: number;
   /** Rows of this key after this id were left in the store (per-key memory cap); reload when drained. */
   truncatedAfter: number | null;
+  /** Rows of this key left in the store so far (a reload that saw none arrive may end the truncation). */
+  parkedRows: number;
 }
 
 interface HeapEntry {
@@ -80,6 +82,8 @@ export class DeliveryQueues {
   readonly known = new Set<number>();
   /** Rows waiting or in flight. */
   size = 0;
+  /** Ids of rows left in the store since takeParked(): the worker flags them so the reload finds them. */
+  private parked: number[] = [];
 
   constructor(private readonly perKeyLimit: number) {}
 
@@ -93,16 +97,17 @@ export class DeliveryQueues {
     const key = DeliveryQueues.keyOf(row.endpointId, row.orderingKey, row.id);
     let q = this.queues.get(key);
     if (!q) {
-      q = { key, endpointId: row.endpointId, orderingKey: row.orderingKey, rows: [], head: 0, inFlight: false, version: 0, truncatedAfter: null };
+      q = { key, endpointId: row.endpointId, orderingKey: row.orderingKey, rows: [], head: 0, inFlight: false, version: 0, truncatedAfter: null, parkedRows: 0 };
       this.queues.set(key, q);
       let set = this.byEndpoint.get(row.endpointId);
       if (!set) this.byEndpoint.set(row.endpointId, (set = new Set()));
       set.add(q);
     }
-    if (q.truncatedAfter !== null) return false;
     const waiting = q.rows.length - q.head;
-    if (waiting >= this.perKeyLimit) {
-      q.truncatedAfter = q.rows[q.rows.length - 1]!.id;
+    if (q.truncatedAfter !== null || waiting >= this.perKeyLimit) {
+      q.truncatedAfter ??= q.rows[q.rows.length - 1]!.id;
+      q.parkedRows++;
+      this.parked.push(row.id);
       return false;
     }
     q.rows.push(row);
@@ -110,6 +115,36 @@ export class DeliveryQueues {
     this.size++;
     if (waiting === 0 && !q.inFlight) this.schedule(q, row.nextAttemptAt);
     return true;
+  }
+
+  /** Ids of the rows left in the store since the last call. */
+  takeParked(): number[] {
+    const ids = this.parked;
+    this.parked = [];
+    return ids;
+  }
+
+  /**
+   * Rows of a truncated queue read back from the store, in id order. `all`: no parked row of the key
+   * is left in the store, so later rows join the queue again. Returns what shift() would.
+   */
+  unpark(q: Queue, rows: readonly PendingDelivery[], all: boolean): 'more' | 'empty' | 'reload' {
+    for (const row of rows) {
+      if (this.known.has(row.id)) continue;
+      q.rows.push(row);
+      this.known.add(row.id);
+      this.size++;
+    }
+    if (rows.length > 0) q.truncatedAfter = rows[rows.length - 1]!.id;
+    if (all) q.truncatedAfter = null;
+    const head = this.headOf(q);
+    if (head) {
+      if (!q.inFlight) this.schedule(q, head.nextAttemptAt);
+      return 'more';
+    }
+    if (q.truncatedAfter !== null) return 'reload';
+    this.removeQueue(q);
+    return 'empty';
   }
 
   headOf(q: Queue): PendingDelivery | undefined {

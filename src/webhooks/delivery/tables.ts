@@ -37,6 +37,8 @@ export interface DeliveryTables {
     last_error: string | null;
     created_at: bigint;
     completed_at: bigint | null;
+    /** 1 once the worker left the pending row in the store (its key over the per-key memory cap). */
+    parked: number | null;
   };
   delivery_attempt_log: {
     id: Generated<bigint>;

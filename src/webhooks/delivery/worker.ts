@@ -73,6 +73,8 @@ export class DeliveryWorker {
   private timer: { at: number; cancel: () => void } | null = null;
   private intervals: NodeJS.Timeout[] = [];
   private readonly rescanFloors: number[] = [];
+  /** Flagging of parked rows (queues.ts), one batch after another. */
+  private parking: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
@@ -242,18 +244,45 @@ export class DeliveryWorker {
       if (orphans.length > 0) await outbox.deleteDeliveries(this.o.store.db, orphans);
     }
     for (const row of rows) if (this.endpoints.has(row.endpointId)) this.queues.add(row);
+    this.flagParked();
   }
 
+  /** Flags the rows just left in the store (over their key's memory cap) for the key's reload. */
+  private flagParked(): void {
+    const ids = this.queues.takeParked();
+    if (ids.length === 0) return;
+    this.parking = this.parking.then(async () => {
+      for (;;) {
+        try {
+          return await outbox.markParked(this.o.store.db, ids);
+        } catch (err) {
+          // Unflagged rows would be missed by the reload: try until it works (a restart reads them anyway).
+          this.o.logger?.error({ err }, 'flagging parked webhook deliveries failed; retrying');
+          if (!this.running) return;
+          await new Promise((resolve) => setTimeout(resolve, 500).unref());
+        }
+      }
+    });
+  }
+
+  /** Reads back a drained truncated queue's next rows from the store. */
   private async reloadQueue(q: Queue): Promise<void> {
-    const after = q.truncatedAfter!;
-    q.truncatedAfter = null;
     try {
-      const rows = await outbox.pendingOfKey(this.o.store.db, q.endpointId, q.orderingKey!, after, 1000);
-      if (rows.length === 0) this.queues.removeQueue(q);
-      for (const row of rows) this.queues.add(row);
+      for (let state: ReturnType<DeliveryQueues['unpark']> = 'reload'; state === 'reload' && this.running; ) {
+        // Every row parked so far is flagged before the read, so the read finds them all.
+        for (let p = this.parking; ; p = this.parking) {
+          await p;
+          if (p === this.parking) break;
+        }
+        const parkedBefore = q.parkedRows;
+        const rows = await outbox.parkedOfKey(this.o.store.db, q.endpointId, q.orderingKey!, q.truncatedAfter!, this.o.perKeyLimit);
+        if (this.queues.queues.get(q.key) !== q) return; // its endpoint was deleted meanwhile
+        // All read, and none parked while reading: the key's later rows can join the queue again.
+        state = this.queues.unpark(q, rows, rows.length < this.o.perKeyLimit && q.parkedRows === parkedBefore);
+      }
     } catch (err) {
-      q.truncatedAfter = after;
-      this.o.logger?.error({ err }, 'webhook queue reload failed');
+      this.o.logger?.error({ err }, 'webhook queue reload failed; retrying');
+      setTimeout(() => void this.reloadQueue(q), 1000).unref();
     }
     this.pump();
   }
