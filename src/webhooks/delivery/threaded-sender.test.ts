@@ -60,6 +60,26 @@ describe('ThreadedSender', () => {
     expect(await send(sender, gone.url, 6)).toMatchObject({ statusCode: 410, kind: 'http', error: 'HTTP 410' });
   });
 
+  it('sends an endpoint to the thread again when its token or secrets change', async () => {
+    const ok = await receiver((res) => res.writeHead(204).end());
+    const sender = await startSender();
+    const deliver = (endpoint: ReturnType<typeof endpointAt>, n: number) =>
+      new Promise<AttemptReport>((resolve) => sender.send(endpoint, { messageId: `msg_${n}`, eventType: 'account_tx', body: `{"n":${n}}` }, Date.now(), resolve));
+    const a = endpointAt(ok.url);
+    const b = { ...endpointAt(ok.url), token: 'b'.repeat(32) };
+    await Promise.all([deliver(a, 1), deliver(b, 2), deliver(a, 3)]);
+    // Rotated in place, as the engine does: a new token and secret, the old secret still signing.
+    const rotated = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    Object.assign(a, { token: 'r'.repeat(32), secret: rotated, previousSecret: secret, previousSecretUntil: Date.now() + 60_000 });
+    await deliver(a, 4);
+    const byN = (n: number) => ok.seen.find((r) => r.body === `{"n":${n}}`)!.headers;
+    expect([1, 2, 3, 4].map((n) => byN(n).authorization)).toEqual(['t', 'b', 't', 'r'].map((c) => `Bearer ${c.repeat(32)}`));
+    expect(String(byN(4)['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(() => new Webhook(rotated).verify('{"n":4}', byN(4) as Record<string, string>)).not.toThrow();
+    expect(() => new Webhook(secret).verify('{"n":4}', byN(4) as Record<string, string>)).not.toThrow();
+    expect(() => new Webhook(rotated).verify('{"n":3}', byN(3) as Record<string, string>)).toThrow();
+  });
+
   it('reports the attempts a dead thread held as network failures, then sends from the main thread', async () => {
     const silent = await receiver(null);
     const ok = await receiver((res) => res.writeHead(200).end('ok'));

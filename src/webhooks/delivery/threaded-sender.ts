@@ -7,17 +7,21 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { Sender, type AttemptDelivery, type AttemptEndpoint, type AttemptReport, type AttemptSender, type SenderOptions } from './sender.js';
 
-/** One attempt as it crosses to the thread: only what the request needs. */
-export interface AttemptMessage {
-  id: number;
-  endpoint: AttemptEndpoint;
-  delivery: AttemptDelivery;
-  nowMs: number;
-}
-
-export type ToThread = { type: 'attempts'; attempts: AttemptMessage[] } | { type: 'close' };
-/** Reports are flattened as [attempt id, report, attempt id, report, …]. */
-export type FromThread = { type: 'ready' } | { type: 'closed' } | { type: 'reports'; reports: Array<number | AttemptReport> };
+/**
+ * Attempts as they cross to the thread, flattened (a structured clone writes every object's
+ * property names): ATTEMPT_FIELDS values per attempt. An endpoint crosses once, as a numbered slot,
+ * and again only when it changed (a rotated secret).
+ */
+export type ToThread =
+  | { type: 'attempts'; reset: boolean; endpoints: Array<number | AttemptEndpoint>; attempts: Array<number | string> }
+  | { type: 'close' };
+/** Attempt id, endpoint slot, webhook-id, event type, body, time of the attempt (ms). */
+export const ATTEMPT_FIELDS = 6;
+/** Reports, flattened likewise: attempt id, status code, latency, kind, error, retry-after (ms). */
+export type FromThread = { type: 'ready' } | { type: 'closed' } | { type: 'reports'; reports: Array<number | string | null> };
+export const REPORT_FIELDS = 6;
+/** Endpoint slots before the thread's table is cleared and refilled (endpoint objects come and go). */
+const SLOT_LIMIT = 10_000;
 
 type Done = (report: AttemptReport) => void;
 
@@ -30,7 +34,13 @@ export class ThreadedSender implements AttemptSender {
   private worker: Worker | null;
   /** Attempts handed to the thread and not yet reported, by attempt id. */
   private readonly pending = new Map<number, Done>();
-  private outgoing: AttemptMessage[] = [];
+  private outgoing: Array<number | string> = [];
+  /** Endpoints (re)sent with the next batch, as [slot, endpoint, …]. */
+  private outgoingEndpoints: Array<number | AttemptEndpoint> = [];
+  /** Each endpoint object's slot and the fields last sent for it. */
+  private slots = new WeakMap<AttemptEndpoint, { slot: number; sent: AttemptEndpoint | null }>();
+  private nextSlot = 1;
+  private resetSlots = false;
   private nextId = 1;
   private flushQueued = false;
   private closing: (() => void) | null = null;
@@ -90,9 +100,7 @@ export class ThreadedSender implements AttemptSender {
     if (!this.worker) return this.inThisThread().send(endpoint, delivery, nowMs, done);
     const id = this.nextId++;
     this.pending.set(id, done);
-    const { url, token, secret, previousSecret, previousSecretUntil } = endpoint;
-    const { messageId, eventType, body } = delivery;
-    this.outgoing.push({ id, endpoint: { url, token, secret, previousSecret, previousSecretUntil }, delivery: { messageId, eventType, body }, nowMs });
+    this.outgoing.push(id, this.slotOf(endpoint), delivery.messageId, delivery.eventType, delivery.body, nowMs);
     if (!this.flushQueued) {
       this.flushQueued = true;
       // After the current pump: every attempt it starts goes in one message.
@@ -100,22 +108,43 @@ export class ThreadedSender implements AttemptSender {
     }
   }
 
+  /** The endpoint's slot in the thread; its fields go along when the thread does not have them yet. */
+  private slotOf(e: AttemptEndpoint): number {
+    let s = this.slots.get(e);
+    if (!s) this.slots.set(e, (s = { slot: this.nextSlot++, sent: null }));
+    const sent = s.sent;
+    if (!sent || sent.url !== e.url || sent.token !== e.token || sent.secret !== e.secret || sent.previousSecret !== e.previousSecret || sent.previousSecretUntil !== e.previousSecretUntil) {
+      s.sent = { url: e.url, token: e.token, secret: e.secret, previousSecret: e.previousSecret, previousSecretUntil: e.previousSecretUntil };
+      this.outgoingEndpoints.push(s.slot, s.sent);
+    }
+    return s.slot;
+  }
+
   private flush(): void {
     this.flushQueued = false;
     const attempts = this.outgoing;
+    if (attempts.length === 0) return;
+    this.worker?.postMessage({ type: 'attempts', reset: this.resetSlots, endpoints: this.outgoingEndpoints, attempts } satisfies ToThread);
     this.outgoing = [];
-    if (attempts.length > 0) this.worker?.postMessage({ type: 'attempts', attempts } satisfies ToThread);
+    this.outgoingEndpoints = [];
+    this.resetSlots = false;
+    // Between batches, so no attempt refers to a slot from before the reset.
+    if (this.nextSlot > SLOT_LIMIT) {
+      this.slots = new WeakMap();
+      this.nextSlot = 1;
+      this.resetSlots = true;
+    }
   }
 
   private onMessage(m: FromThread): void {
     if (m.type === 'reports') {
       const r = m.reports;
-      for (let i = 0; i < r.length; i += 2) {
+      for (let i = 0; i < r.length; i += REPORT_FIELDS) {
         const id = r[i] as number;
         const done = this.pending.get(id);
         if (!done) continue;
         this.pending.delete(id);
-        done(r[i + 1] as AttemptReport);
+        done({ statusCode: r[i + 1] as number | null, latencyMs: r[i + 2] as number, kind: r[i + 3] as AttemptReport['kind'], error: r[i + 4] as string | null, retryAfterMs: r[i + 5] as number | null });
       }
     } else if (m.type === 'closed') this.closing?.();
   }
@@ -129,6 +158,7 @@ export class ThreadedSender implements AttemptSender {
     const waiting = [...this.pending.values()];
     this.pending.clear();
     this.outgoing = [];
+    this.outgoingEndpoints = [];
     for (const done of waiting) done({ statusCode: null, error: `sender thread stopped: ${err.message}`, retryAfterMs: null, latencyMs: 0, kind: 'network' });
     this.closing?.();
   }
