@@ -57,5 +57,14 @@ export function sha256Hex(text: string): string {
  */
 export function deriveMessageId(endpointId: number, eventType: string, body: string, nowMs: number): string {
   const digest = hash('sha256', `${endpointId}\n${eventType}\n${body}`, 'base64url');
-  return `msg_${Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, '0').slice(-12)}${digest.slice(0, 20)}`;
+  return timePrefix(nowMs) + digest.slice(0, 20);
+}
+
+/** `msg_` and 12 hex digits of the time, kept for the last time asked (a batch shares one). */
+let lastPrefix = { ms: -1, prefix: '' };
+
+function timePrefix(nowMs: number): string {
+  const ms = Math.max(0, Math.floor(nowMs));
+  if (ms !== lastPrefix.ms) lastPrefix = { ms, prefix: `msg_${ms.toString(16).padStart(12, '0').slice(-12)}` };
+  return lastPrefix.prefix;
 }

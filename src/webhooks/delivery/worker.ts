@@ -233,7 +233,7 @@ export class DeliveryWorker {
 
   /** Adds rows to the queues, loading their endpoints; rows of deleted endpoints are removed. */
   private async admit(rows: readonly PendingDelivery[]): Promise<void> {
-    const unknown = [...new Set(rows.map((r) => r.endpointId).filter((id) => !this.endpoints.has(id)))];
+    const unknown = rows.some((r) => !this.endpoints.has(r.endpointId)) ? [...new Set(rows.map((r) => r.endpointId).filter((id) => !this.endpoints.has(id)))] : [];
     if (unknown.length > 0) {
       const found = await deliveryDb(this.o.store.db).selectFrom('delivery_endpoints').select('id').where('id', 'in', unknown.map(BigInt)).execute();
       for (const { id } of found) {
@@ -329,6 +329,8 @@ export class DeliveryWorker {
   }
 
   private armTimer(now: number): void {
+    // Every slot taken: the next completion pumps (a timer now would only wake to find none free).
+    if (this.inFlightCount >= this.o.concurrency) return;
     const next = this.queues.nextDueAt();
     if (next === null || (this.timer && this.timer.at <= next)) return;
     this.timer?.cancel();
