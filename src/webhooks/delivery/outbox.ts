@@ -38,7 +38,9 @@ function insertStatement(dialect: 'sqlite' | 'postgres', rows: number): string {
       const now = p(6);
       tuples.push(`(${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, 'pending', 0, ${now}, ${dialect === 'postgres' ? now : '?'})`);
     }
-    text = `insert into delivery_outbox ${INSERT_COLUMNS} values ${tuples.join(', ')} returning id, message_id`;
+    // SQLite (one writer) numbers a statement's rows consecutively and reports the last id;
+    // PostgreSQL sessions draw ids from a shared sequence, so they come back with the rows.
+    text = `insert into delivery_outbox ${INSERT_COLUMNS} values ${tuples.join(', ')}${dialect === 'postgres' ? ' returning id, message_id' : ''}`;
     insertSql.set(key, text);
   }
   return text;
@@ -85,10 +87,19 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
       rows.push({ id: 0, endpointId: intent.endpointId, orderingKey: intent.orderingKey ?? null, messageId, eventType: intent.eventType, body, meta, attempts: 0, nextAttemptAt: now, firstFailedAt: null, createdAt: now });
     }
     const result = await db.executeQuery<{ id: bigint | number; message_id: string }>(CompiledQuery.raw(insertStatement(dialect, part.length), params));
-    // Both dialects number a statement's rows in VALUES order, but RETURNING's order is not
+    if (!written) continue;
+    if (dialect === 'sqlite') {
+      const last = result.insertId === undefined ? NaN : toNum(result.insertId);
+      if (Number(result.numAffectedRows) === rows.length && Number.isSafeInteger(last)) {
+        rows.forEach((row, i) => (row.id = last - rows.length + 1 + i));
+        written.push(...rows);
+      } else written = null;
+      continue;
+    }
+    // PostgreSQL numbers a statement's rows in VALUES order, but RETURNING's order is not
     // promised: rows are matched by ascending id and checked by webhook-id.
     const returned = result.rows.map((r) => ({ id: toNum(r.id), messageId: r.message_id })).sort((a, b) => a.id - b.id);
-    if (written && returned.length === rows.length && rows.every((row, i) => row.messageId === returned[i]!.messageId)) {
+    if (returned.length === rows.length && rows.every((row, i) => row.messageId === returned[i]!.messageId)) {
       rows.forEach((row, i) => (row.id = returned[i]!.id));
       written.push(...rows);
     } else written = null;
