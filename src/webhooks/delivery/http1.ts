@@ -35,6 +35,8 @@ const KEEP_ALIVE_MARGIN_MS = 1000;
 /** How long an idle connection is kept when the receiver does not say. */
 const DEFAULT_IDLE_MS = 4000;
 const CRLF2 = Buffer.from('\r\n\r\n');
+/** Bytes per read from a plain TCP connection. */
+const READ_BUFFER_BYTES = 64 * 1024;
 /** Name lengths of content-length, transfer-encoding, connection and keep-alive, retry-after. */
 const WANTED_LENGTHS = new Set([14, 17, 10, 11]);
 
@@ -58,6 +60,7 @@ export class OriginClient {
   private readonly waiting: Exchange[] = [];
   private waitingHead = 0;
   private sweeper: NodeJS.Timeout | null = null;
+  private readBuffer: Buffer | null = null;
   private closed = false;
   private readonly host: string;
   private readonly port: number;
@@ -91,11 +94,14 @@ export class OriginClient {
 
   private connect(): Connection {
     const o = this.options;
+    let conn: Connection | null = null;
+    // Plain TCP reads into one buffer shared by the origin's connections and skips the stream
+    // machinery (a chunk, events and a tick per response): the parser copies what it keeps.
     const socket = this.secure
       ? tls.connect({ host: this.host, port: this.port, lookup: o.lookup, servername: net.isIP(this.host) ? undefined : this.host, ALPNProtocols: ['http/1.1'], ...o.tls })
-      : net.connect({ host: this.host, port: this.port, lookup: o.lookup });
+      : net.connect({ host: this.host, port: this.port, lookup: o.lookup, onread: { buffer: (this.readBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES)), callback: (n, buf) => (conn?.onData((buf as Buffer).subarray(0, n)), true) } });
     socket.setNoDelay(true);
-    const conn = new Connection(socket, this);
+    conn = new Connection(socket, this, this.secure);
     this.open.add(conn);
     this.sweeper ??= setInterval(() => this.sweep(), Math.min(1000, Math.max(10, o.timeoutMs / 10))).unref();
     return conn;
@@ -201,8 +207,10 @@ class Connection {
   constructor(
     private readonly socket: net.Socket,
     private readonly client: OriginClient,
+    /** Whether bytes arrive as 'data' events (TLS) rather than through the socket's `onread`. */
+    dataEvents: boolean,
   ) {
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    if (dataEvents) socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err: ExchangeError) => this.die(err));
     // After an error, die() has already run: a close that gets here is the receiver ending cleanly.
     socket.on('close', () => this.die(fail('ECONNRESET', 'the receiver closed the connection'), true));
@@ -264,7 +272,7 @@ class Connection {
     this.onIdle?.();
   }
 
-  private onData(chunk: Buffer): void {
+  onData(chunk: Buffer): void {
     if (!this.exchange) return this.destroy(); // Bytes nobody asked for: the connection is unusable.
     this.gotBytes = true;
     this.completed = false;
