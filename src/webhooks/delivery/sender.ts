@@ -69,6 +69,23 @@ export function deliveryHeaders(endpoint: AttemptEndpoint, delivery: AttemptDeli
 /** Characters that would end a header line early (header injection). */
 const LINE_BREAK = /[\r\n\0]/;
 
+/** `POST <path> HTTP/1.1` and the Host header of an endpoint's URL. */
+export function requestLine(url: URL): string {
+  return `POST ${(url.pathname || '/') + url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+}
+
+/** An attempt's whole request, head and body, after `line` (requestLine()); or why it is refused. */
+export function buildRequest(line: string, endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, userAgent: string): string | { refused: string } {
+  const headers = deliveryHeaderList(endpoint, delivery, nowMs, userAgent);
+  let head = line;
+  for (let i = 0; i < headers.length; i += 2) {
+    const value = headers[i + 1]!;
+    if (LINE_BREAK.test(value)) return { refused: `refused: the ${headers[i]} header would contain a line break` };
+    head += `${headers[i]}: ${value}\r\n`;
+  }
+  return `${head}content-length: ${Buffer.byteLength(delivery.body)}\r\n\r\n${delivery.body}`;
+}
+
 interface Target {
   /** `POST <path> HTTP/1.1` and the Host header. */
   requestLine: string;
@@ -97,8 +114,7 @@ export class Sender implements AttemptSender {
         client = new OriginClient(url, { connections: this.options.connectionsPerOrigin, timeoutMs: this.options.timeoutMs, lookup: this.lookup, tls: this.options.tls });
         this.clients.set(url.origin, client);
       }
-      const path = (url.pathname || '/') + url.search;
-      t = { requestLine: `POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\n`, client, refusal: literal ? refusalFor(literal, this.options.policy.allowLoopback) : null };
+      t = { requestLine: requestLine(url), client, refusal: literal ? refusalFor(literal, this.options.policy.allowLoopback) : null };
       if (this.targets.size > 10_000) this.targets.clear();
       this.targets.set(raw, t);
     }
@@ -109,16 +125,21 @@ export class Sender implements AttemptSender {
   send(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, done: (report: AttemptReport) => void): void {
     const target = this.target(endpoint.url);
     if (target.refusal) return refuse(done, `refused: ${target.refusal}`);
-    const headers = deliveryHeaderList(endpoint, delivery, nowMs, this.options.userAgent);
-    let head = target.requestLine;
-    for (let i = 0; i < headers.length; i += 2) {
-      const value = headers[i + 1]!;
-      if (LINE_BREAK.test(value)) return refuse(done, `refused: the ${headers[i]} header would contain a line break`);
-      head += `${headers[i]}: ${value}\r\n`;
-    }
-    head += `content-length: ${Buffer.byteLength(delivery.body)}\r\n\r\n`;
+    const request = buildRequest(target.requestLine, endpoint, delivery, nowMs, this.options.userAgent);
+    if (typeof request !== 'string') return refuse(done, request.refused);
+    this.exchange(target, request, nowMs, done);
+  }
+
+  /** Sends a request built elsewhere with buildRequest() (the sender thread gets them whole). */
+  sendBuilt(url: string, request: string, nowMs: number, done: (report: AttemptReport) => void): void {
+    const target = this.target(url);
+    if (target.refusal) return refuse(done, `refused: ${target.refusal}`);
+    this.exchange(target, request, nowMs, done);
+  }
+
+  private exchange(target: Target, request: string, nowMs: number, done: (report: AttemptReport) => void): void {
     const started = performance.now();
-    target.client.request(head + delivery.body, (err, result) => done(report(err, result, nowMs, Math.round(performance.now() - started), this.options.timeoutMs)));
+    target.client.request(request, (err, result) => done(report(err, result, nowMs, Math.round(performance.now() - started), this.options.timeoutMs)));
   }
 
   async close(): Promise<void> {
@@ -129,7 +150,7 @@ export class Sender implements AttemptSender {
 }
 
 /** An attempt refused before any connection, answered on a later microtask like every other. */
-function refuse(done: (report: AttemptReport) => void, error: string): void {
+export function refuse(done: (report: AttemptReport) => void, error: string): void {
   queueMicrotask(() => done({ statusCode: null, error, retryAfterMs: null, latencyMs: 0, kind: 'refused' }));
 }
 

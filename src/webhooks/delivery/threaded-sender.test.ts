@@ -60,7 +60,7 @@ describe('ThreadedSender', () => {
     expect(await send(sender, gone.url, 6)).toMatchObject({ statusCode: 410, kind: 'http', error: 'HTTP 410' });
   });
 
-  it('sends an endpoint to the thread again when its token or secrets change', async () => {
+  it('uses an endpoint\'s current token and secrets after a rotation in place', async () => {
     const ok = await receiver((res) => res.writeHead(204).end());
     const sender = await startSender();
     const deliver = (endpoint: ReturnType<typeof endpointAt>, n: number) =>

@@ -5,23 +5,29 @@
 // in this thread.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { Sender, type AttemptDelivery, type AttemptEndpoint, type AttemptReport, type AttemptSender, type SenderOptions } from './sender.js';
+import { buildRequest, refuse, requestLine, Sender, type AttemptDelivery, type AttemptEndpoint, type AttemptReport, type AttemptSender, type SenderOptions } from './sender.js';
 
 /**
- * Attempts as they cross to the thread, flattened (a structured clone writes every object's
- * property names): ATTEMPT_FIELDS values per attempt. An endpoint crosses once, as a numbered slot,
- * and again only when it changed (a rotated secret).
+ * Attempts as they cross to the thread: built whole here (headers, signature, body), so the thread
+ * only writes and reads sockets, the loop the receiver waits on. Flattened (a structured clone
+ * writes every object's property names): ATTEMPT_FIELDS values per attempt. An endpoint's URL
+ * crosses once, as a numbered slot, and again only when it changed.
  */
-export type ToThread =
-  | { type: 'attempts'; reset: boolean; endpoints: Array<number | AttemptEndpoint>; attempts: Array<number | string> }
-  | { type: 'close' };
-/** Attempt id, endpoint slot, webhook-id, event type, body, time of the attempt (ms). */
-export const ATTEMPT_FIELDS = 6;
+export type ToThread = { type: 'attempts'; reset: boolean; urls: Array<number | string>; attempts: Array<number | string> } | { type: 'close' };
+/** Attempt id, endpoint slot, request (head and body), time of the attempt (ms). */
+export const ATTEMPT_FIELDS = 4;
 /** Reports, flattened likewise: attempt id, status code, latency, kind, error, retry-after (ms). */
 export type FromThread = { type: 'ready' } | { type: 'closed' } | { type: 'reports'; reports: Array<number | string | null> };
 export const REPORT_FIELDS = 6;
 /** Endpoint slots before the thread's table is cleared and refilled (endpoint objects come and go). */
 const SLOT_LIMIT = 10_000;
+
+interface Slot {
+  slot: number;
+  url: string;
+  /** The endpoint's request line and Host header. */
+  line: string;
+}
 
 type Done = (report: AttemptReport) => void;
 
@@ -35,10 +41,10 @@ export class ThreadedSender implements AttemptSender {
   /** Attempts handed to the thread and not yet reported, by attempt id. */
   private readonly pending = new Map<number, Done>();
   private outgoing: Array<number | string> = [];
-  /** Endpoints (re)sent with the next batch, as [slot, endpoint, …]. */
-  private outgoingEndpoints: Array<number | AttemptEndpoint> = [];
-  /** Each endpoint object's slot and the fields last sent for it. */
-  private slots = new WeakMap<AttemptEndpoint, { slot: number; sent: AttemptEndpoint | null }>();
+  /** URLs (re)sent with the next batch, as [slot, url, …]. */
+  private outgoingUrls: Array<number | string> = [];
+  /** Each endpoint object's slot and the URL last sent for it. */
+  private slots = new WeakMap<AttemptEndpoint, Slot>();
   private nextSlot = 1;
   private resetSlots = false;
   private nextId = 1;
@@ -98,9 +104,12 @@ export class ThreadedSender implements AttemptSender {
 
   send(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, done: Done): void {
     if (!this.worker) return this.inThisThread().send(endpoint, delivery, nowMs, done);
+    const slot = this.slotOf(endpoint);
+    const request = buildRequest(slot.line, endpoint, delivery, nowMs, this.options.userAgent);
+    if (typeof request !== 'string') return refuse(done, request.refused);
     const id = this.nextId++;
     this.pending.set(id, done);
-    this.outgoing.push(id, this.slotOf(endpoint), delivery.messageId, delivery.eventType, delivery.body, nowMs);
+    this.outgoing.push(id, slot.slot, request, nowMs);
     if (!this.flushQueued) {
       this.flushQueued = true;
       // After the current pump: every attempt it starts goes in one message.
@@ -108,25 +117,24 @@ export class ThreadedSender implements AttemptSender {
     }
   }
 
-  /** The endpoint's slot in the thread; its fields go along when the thread does not have them yet. */
-  private slotOf(e: AttemptEndpoint): number {
+  /** The endpoint's slot in the thread; its URL goes along when the thread does not have it yet. */
+  private slotOf(e: AttemptEndpoint): Slot {
     let s = this.slots.get(e);
-    if (!s) this.slots.set(e, (s = { slot: this.nextSlot++, sent: null }));
-    const sent = s.sent;
-    if (!sent || sent.url !== e.url || sent.token !== e.token || sent.secret !== e.secret || sent.previousSecret !== e.previousSecret || sent.previousSecretUntil !== e.previousSecretUntil) {
-      s.sent = { url: e.url, token: e.token, secret: e.secret, previousSecret: e.previousSecret, previousSecretUntil: e.previousSecretUntil };
-      this.outgoingEndpoints.push(s.slot, s.sent);
+    if (!s || s.url !== e.url) {
+      s = { slot: s?.slot ?? this.nextSlot++, url: e.url, line: requestLine(new URL(e.url)) };
+      this.slots.set(e, s);
+      this.outgoingUrls.push(s.slot, s.url);
     }
-    return s.slot;
+    return s;
   }
 
   private flush(): void {
     this.flushQueued = false;
     const attempts = this.outgoing;
     if (attempts.length === 0) return;
-    this.worker?.postMessage({ type: 'attempts', reset: this.resetSlots, endpoints: this.outgoingEndpoints, attempts } satisfies ToThread);
+    this.worker?.postMessage({ type: 'attempts', reset: this.resetSlots, urls: this.outgoingUrls, attempts } satisfies ToThread);
     this.outgoing = [];
-    this.outgoingEndpoints = [];
+    this.outgoingUrls = [];
     this.resetSlots = false;
     // Between batches, so no attempt refers to a slot from before the reset.
     if (this.nextSlot > SLOT_LIMIT) {
@@ -158,7 +166,7 @@ export class ThreadedSender implements AttemptSender {
     const waiting = [...this.pending.values()];
     this.pending.clear();
     this.outgoing = [];
-    this.outgoingEndpoints = [];
+    this.outgoingUrls = [];
     for (const done of waiting) done({ statusCode: null, error: `sender thread stopped: ${err.message}`, retryAfterMs: null, latencyMs: 0, kind: 'network' });
     this.closing?.();
   }
