@@ -8,7 +8,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OriginClient, type ExchangeError, type ExchangeResult } from './http1.js';
-import { Sender, type AttemptReport } from './sender.js';
+import { buildRequest, deliveryHeaderList, requestLine, Sender, type AttemptReport } from './sender.js';
 import { guardedLookup } from './ssrf.js';
 
 const lookup = guardedLookup({ allowLoopback: true });
@@ -308,5 +308,22 @@ describe('Sender', () => {
     expect(bad).toMatchObject({ statusCode: null, kind: 'refused' });
     expect(bad.error).toMatch(/webhook-event-type header would contain a line break/);
     expect(server.requests()).toBe(1);
+  });
+
+  it('builds the request with deliveryHeaderList\'s headers, in order, one secret or two', () => {
+    const now = Date.now();
+    const secret = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
+    const delivery = { messageId: 'msg_1', eventType: 'account_tx', body: '{"a":"é"}' };
+    for (const endpoint of [
+      { url: 'https://example.com/a/b?c=1', token: 't'.repeat(32), secret, previousSecret: null, previousSecretUntil: null },
+      { url: 'https://example.com/a/b?c=1', token: 't'.repeat(32), secret, previousSecret: 'whsec_' + Buffer.alloc(32, 2).toString('base64'), previousSecretUntil: now + 1000 },
+    ]) {
+      const request = buildRequest(requestLine(new URL(endpoint.url)), endpoint, delivery, now, 'tonwatch-test') as string;
+      const [head, body] = request.split('\r\n\r\n');
+      const list = deliveryHeaderList(endpoint, delivery, now, 'tonwatch-test');
+      const expected = ['POST /a/b?c=1 HTTP/1.1', 'host: example.com', ...Array.from({ length: list.length / 2 }, (_, i) => `${list[2 * i]}: ${list[2 * i + 1]}`), `content-length: ${Buffer.byteLength(delivery.body)}`];
+      expect(head!.split('\r\n')).toEqual(expected);
+      expect(body).toBe(delivery.body);
+    }
   });
 });

@@ -41,7 +41,7 @@ export function sign(secret: string, messageId: string, timestampSeconds: number
 
 /** The `webhook-signature` header value: space-separated signatures, newest secret first. */
 export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
-  return secrets.map((s) => sign(s, messageId, timestampSeconds, body)).join(' ');
+  return secrets.length === 1 ? sign(secrets[0]!, messageId, timestampSeconds, body) : secrets.map((s) => sign(s, messageId, timestampSeconds, body)).join(' ');
 }
 
 /** One-shot hashing (no Hash object per call: it runs for every delivery). */
