@@ -278,7 +278,7 @@ export const settings = {
     env: 'TONWATCH_WEBHOOK_SENDER_THREAD',
     default: () => true,
     defaultDoc: '`true`',
-    doc: 'Sign and send webhook deliveries from a worker thread, leaving the main thread to the outbox (`false`: everything on the main thread).',
+    doc: 'Write and read webhook deliveries\' sockets in a worker thread; the main thread keeps the outbox and builds the signed requests (`false`: everything on the main thread).',
   }),
   webhookMaxPerKey: int({
     env: 'TONWATCH_WEBHOOK_MAX_PER_KEY',

@@ -36,7 +36,7 @@ export interface DeliveryEngineOptions {
   /** How long delivered/failed deliveries and failure logs are kept (default 7 days). */
   historyMs?: number;
   userAgent?: string;
-  /** Sign and send from a worker thread (default true); off, or with `resolve` set, from this one. */
+  /** Write and read sockets in a worker thread (default true); off, or with `resolve` set, in this one. */
   senderThread?: boolean;
   /** Safety-net poll for deliveries written without `notify()` (another process). Default 1 s. */
   pollIntervalMs?: number;

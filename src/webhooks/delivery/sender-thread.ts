@@ -1,5 +1,5 @@
-// Entry of the webhook sender thread (threaded-sender.ts): a Sender that takes attempts in
-// batches and answers their reports in batches, one message per event-loop turn.
+// Entry of the webhook sender thread (threaded-sender.ts): a Sender that takes built requests in
+// batches, sends them, and answers their reports in batches, one message per event-loop turn.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Sender, type SenderOptions } from './sender.js';
 import { ATTEMPT_FIELDS, type FromThread, type ToThread } from './threaded-sender.js';

@@ -1,8 +1,8 @@
-// The Sender in a worker thread: signing, request writes and response parsing leave the main
-// thread, which keeps the queues and the store (docs/WEBHOOKS.md, "Where the time goes"). Attempts
-// and reports cross in batches, one message per event-loop turn each way. If the thread dies, the
-// attempts it held are reported as network failures (the worker retries them) and sending goes on
-// in this thread.
+// The Sender's sockets in a worker thread: requests are built and signed here, on the thread that
+// keeps the queues and the store, and the thread only writes them and reads the answers
+// (docs/WEBHOOKS.md, "Sender thread"). Attempts and reports cross in batches, one message per
+// event-loop turn each way. If the thread dies, the attempts it held are reported as network
+// failures (the worker retries them) and sending goes on in this thread.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { buildRequest, refuse, requestLine, Sender, type AttemptDelivery, type AttemptEndpoint, type AttemptReport, type AttemptSender, type SenderOptions } from './sender.js';

@@ -22,7 +22,7 @@ export interface WorkerOptions {
   metrics: DeliveryMetrics | null;
   hooks: ReadonlyMap<string, DeliveryHooks>;
   sender: Omit<SenderOptions, 'connectionsPerOrigin'>;
-  /** Send from a worker thread (signing and HTTP off the thread that keeps the store). */
+  /** Write and read sockets in a worker thread (requests are still built and signed here). */
   senderThread: boolean;
   concurrency: number;
   perEndpointConcurrency: number;
