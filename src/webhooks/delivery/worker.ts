@@ -274,9 +274,11 @@ export class DeliveryWorker {
           await p;
           if (p === this.parking) break;
         }
+        // Its endpoint deleted meanwhile (a retry after a failed read may come after that).
+        if (this.queues.queues.get(q.key) !== q || q.truncatedAfter === null) return;
         const parkedBefore = q.parkedRows;
         const rows = await outbox.parkedOfKey(this.o.store.db, q.endpointId, q.orderingKey!, q.truncatedAfter!, this.o.perKeyLimit);
-        if (this.queues.queues.get(q.key) !== q) return; // its endpoint was deleted meanwhile
+        if (this.queues.queues.get(q.key) !== q) return;
         // All read, and none parked while reading: the key's later rows can join the queue again.
         state = this.queues.unpark(q, rows, rows.length < this.o.perKeyLimit && q.parkedRows === parkedBefore);
       }
