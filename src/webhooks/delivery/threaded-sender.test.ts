@@ -80,6 +80,24 @@ describe('ThreadedSender', () => {
     expect(() => new Webhook(rotated).verify('{"n":3}', byN(3) as Record<string, string>)).toThrow();
   });
 
+  it('sends to the right URL after the slot table of endpoints is cleared and refilled', async () => {
+    const a = await receiver((res) => res.writeHead(204).end());
+    const b = await receiver((res) => res.writeHead(204).end());
+    const sender = await startSender();
+    // A new endpoint object takes a new slot; past 10,000 the table starts over (between batches).
+    const total = 10_200;
+    const reports: Array<Promise<AttemptReport>> = [];
+    for (let n = 0; n < total; n++) {
+      const endpoint = endpointAt(n % 2 === 0 ? a.url : b.url);
+      reports.push(new Promise((resolve) => sender.send(endpoint, { messageId: `msg_${n}`, eventType: 'account_tx', body: `{"n":${n}}` }, Date.now(), resolve)));
+      if (n % 500 === 499) await Promise.all(reports.slice(-500));
+    }
+    expect((await Promise.all(reports)).every((r) => r.statusCode === 204)).toBe(true);
+    const ns = (seen: Array<{ body: string }>) => seen.map((r) => JSON.parse(r.body).n as number);
+    expect(ns(a.seen).every((n) => n % 2 === 0) && ns(b.seen).every((n) => n % 2 === 1)).toBe(true);
+    expect(a.seen.length + b.seen.length).toBe(total);
+  });
+
   it('reports the attempts a dead thread held as network failures, then sends from the main thread', async () => {
     const silent = await receiver(null);
     const ok = await receiver((res) => res.writeHead(200).end('ok'));
