@@ -37,6 +37,8 @@ const DEFAULT_IDLE_MS = 4000;
 const CRLF2 = Buffer.from('\r\n\r\n');
 /** Bytes per read from a plain TCP connection. */
 const READ_BUFFER_BYTES = 64 * 1024;
+/** The read buffer of every plain TCP connection (of every origin) in this thread. */
+let readBuffer: Buffer | null = null;
 /** Name lengths of content-length, transfer-encoding, connection and keep-alive, retry-after. */
 const WANTED_LENGTHS = new Set([14, 17, 10, 11]);
 
@@ -60,7 +62,6 @@ export class OriginClient {
   private readonly waiting: Exchange[] = [];
   private waitingHead = 0;
   private sweeper: NodeJS.Timeout | null = null;
-  private readBuffer: Buffer | null = null;
   private closed = false;
   private readonly host: string;
   private readonly port: number;
@@ -95,11 +96,12 @@ export class OriginClient {
   private connect(): Connection {
     const o = this.options;
     let conn: Connection | null = null;
-    // Plain TCP reads into one buffer shared by the origin's connections and skips the stream
-    // machinery (a chunk, events and a tick per response): the parser copies what it keeps.
+    // Plain TCP reads into one buffer shared by every connection and skips the stream machinery (a
+    // chunk, events and a tick per response): each read is parsed at once and the parser copies
+    // what it keeps.
     const socket = this.secure
       ? tls.connect({ host: this.host, port: this.port, lookup: o.lookup, servername: net.isIP(this.host) ? undefined : this.host, ALPNProtocols: ['http/1.1'], ...o.tls })
-      : net.connect({ host: this.host, port: this.port, lookup: o.lookup, onread: { buffer: (this.readBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES)), callback: (n, buf) => (conn?.onData((buf as Buffer).subarray(0, n)), true) } });
+      : net.connect({ host: this.host, port: this.port, lookup: o.lookup, onread: { buffer: (readBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES)), callback: (n, buf) => (conn?.onData((buf as Buffer).subarray(0, n)), true) } });
     socket.setNoDelay(true);
     conn = new Connection(socket, this, this.secure);
     this.open.add(conn);
