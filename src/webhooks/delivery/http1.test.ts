@@ -1,14 +1,16 @@
 // The webhook HTTP/1.1 client against real servers on loopback: Node's own HTTP and HTTPS servers,
 // and raw TCP servers that answer byte by byte, in chunks, with interim responses, with garbage,
 // never, or by closing a kept-alive connection as a request goes out.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { once } from 'node:events';
+import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OriginClient, type ExchangeError, type ExchangeResult } from './http1.js';
-import { buildRequest, deliveryHeaderList, requestLine, Sender, type AttemptReport } from './sender.js';
+import { buildRequest, deliveryHeaders, requestLine, Sender, type AttemptReport } from './sender.js';
 import { guardedLookup } from './ssrf.js';
 
 const lookup = guardedLookup({ allowLoopback: true });
@@ -310,20 +312,41 @@ describe('Sender', () => {
     expect(server.requests()).toBe(1);
   });
 
-  it('builds the request with deliveryHeaderList\'s headers, in order, one secret or two', () => {
+  it('builds the request: request line, the signed headers in order, the body; deliveryHeaders reads the same', () => {
     const now = Date.now();
     const secret = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
+    const previous = 'whsec_' + Buffer.alloc(32, 2).toString('base64');
     const delivery = { messageId: 'msg_1', eventType: 'account_tx', body: '{"a":"é"}' };
     for (const endpoint of [
       { url: 'https://example.com/a/b?c=1', token: 't'.repeat(32), secret, previousSecret: null, previousSecretUntil: null },
-      { url: 'https://example.com/a/b?c=1', token: 't'.repeat(32), secret, previousSecret: 'whsec_' + Buffer.alloc(32, 2).toString('base64'), previousSecretUntil: now + 1000 },
+      { url: 'https://example.com/a/b?c=1', token: 't'.repeat(32), secret, previousSecret: previous, previousSecretUntil: now + 1000 },
     ]) {
       const request = buildRequest(requestLine(new URL(endpoint.url)), endpoint, delivery, now, 'tonwatch-test') as string;
       const [head, body] = request.split('\r\n\r\n');
-      const list = deliveryHeaderList(endpoint, delivery, now, 'tonwatch-test');
-      const expected = ['POST /a/b?c=1 HTTP/1.1', 'host: example.com', ...Array.from({ length: list.length / 2 }, (_, i) => `${list[2 * i]}: ${list[2 * i + 1]}`), `content-length: ${Buffer.byteLength(delivery.body)}`];
-      expect(head!.split('\r\n')).toEqual(expected);
+      const lines = head!.split('\r\n');
+      const ts = String(Math.floor(now / 1000));
+      const signature = lines.find((l) => l.startsWith('webhook-signature: '))!.slice('webhook-signature: '.length);
+      expect(lines).toEqual([
+        'POST /a/b?c=1 HTTP/1.1',
+        'host: example.com',
+        'content-type: application/json',
+        'user-agent: tonwatch-test',
+        `authorization: Bearer ${'t'.repeat(32)}`,
+        `idempotency-key: ${createHash('sha256').update(delivery.body).digest('hex')}`,
+        'webhook-id: msg_1',
+        `webhook-timestamp: ${ts}`,
+        `webhook-signature: ${signature}`,
+        'webhook-event-type: account_tx',
+        `content-length: ${Buffer.byteLength(delivery.body)}`,
+      ]);
       expect(body).toBe(delivery.body);
+      // One signature per active secret, each verifying on its own.
+      expect(signature.split(' ')).toHaveLength(endpoint.previousSecret ? 2 : 1);
+      for (const s of endpoint.previousSecret ? [secret, previous] : [secret]) {
+        expect(() => new Webhook(s).verify(delivery.body, { 'webhook-id': 'msg_1', 'webhook-timestamp': ts, 'webhook-signature': signature })).not.toThrow();
+      }
+      const headers = deliveryHeaders(endpoint, delivery, now, 'tonwatch-test');
+      expect(Object.entries(headers).map(([k, v]) => `${k}: ${v}`)).toEqual(lines.slice(2, -1));
     }
   });
 });

@@ -43,26 +43,15 @@ export interface AttemptReport {
   kind: 'http' | 'timeout' | 'network' | 'refused';
 }
 
-/** The headers of one attempt as a flat [name, value, …] list, in the order they are written. */
-export function deliveryHeaderList(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, userAgent: string): string[] {
-  const timestamp = Math.floor(nowMs / 1000);
-  return [
-    'content-type', 'application/json',
-    'user-agent', userAgent,
-    'authorization', `Bearer ${endpoint.token}`,
-    'idempotency-key', sha256Hex(delivery.body),
-    'webhook-id', delivery.messageId,
-    'webhook-timestamp', String(timestamp),
-    'webhook-signature', signatureHeader(activeSecrets(endpoint, nowMs), delivery.messageId, timestamp, delivery.body),
-    'webhook-event-type', delivery.eventType,
-  ];
-}
-
-/** The headers of one attempt, by name. */
+/** The headers of one attempt by name, as buildRequest() writes them (content-length aside). */
 export function deliveryHeaders(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, userAgent: string): Record<string, string> {
-  const list = deliveryHeaderList(endpoint, delivery, nowMs, userAgent);
+  const request = buildRequest('', endpoint, delivery, nowMs, userAgent);
+  if (typeof request !== 'string') throw new Error(request.refused);
   const out: Record<string, string> = {};
-  for (let i = 0; i < list.length; i += 2) out[list[i]!] = list[i + 1]!;
+  for (const line of request.slice(0, request.indexOf('\r\n\r\n')).split('\r\n')) {
+    const colon = line.indexOf(': ');
+    if (line.slice(0, colon) !== 'content-length') out[line.slice(0, colon)] = line.slice(colon + 2);
+  }
   return out;
 }
 
@@ -82,7 +71,7 @@ export function buildRequest(line: string, endpoint: AttemptEndpoint, delivery: 
   if (unsafe) return { refused: `refused: the ${unsafe} header would contain a line break` };
   const timestamp = Math.floor(nowMs / 1000);
   const signature = signatureHeader(activeSecrets(endpoint, nowMs), messageId, timestamp, body);
-  // The headers of deliveryHeaderList(), in its order, written in one template (it runs per attempt).
+  // Every header of an attempt, in the order written, in one template (it runs per attempt).
   return `${line}content-type: application/json\r\nuser-agent: ${userAgent}\r\nauthorization: Bearer ${endpoint.token}\r\nidempotency-key: ${sha256Hex(body)}\r\nwebhook-id: ${messageId}\r\nwebhook-timestamp: ${timestamp}\r\nwebhook-signature: ${signature}\r\nwebhook-event-type: ${eventType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
