@@ -1,0 +1,19 @@
+// ext_blk_ref$_ end_lt:uint64 seq_no:uint32 root_hash:bits256 file_hash:bits256 = ExtBlkRef (block.tlb)
+import type { Builder, Slice } from '@ton/core';
+
+export interface ExtBlkRef {
+  endLt: bigint;
+  seqno: number;
+  rootHash: Buffer;
+  fileHash: Buffer;
+}
+
+export function loadExtBlkRef(s: Slice): ExtBlkRef {
+  return { endLt: s.loadUintBig(64), seqno: s.loadUint(32), rootHash: s.loadBuffer(32), fileHash: s.loadBuffer(32) };
+}
+
+export function storeExtBlkRef(src: ExtBlkRef): (b: Builder) => void {
+  return (b) => {
+    b.storeUint(src.endLt, 64).storeUint(src.seqno, 32).storeBuffer(src.rootHash, 32).storeBuffer(src.fileHash, 32);
+  };
+}

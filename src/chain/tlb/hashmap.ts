@@ -1,0 +1,199 @@
+// Hashmaps of block.tlb ("hashmap.tlb" part) as the node writes them: plain `Hashmap n X` and the augmented
+// `HashmapAug n X Y`, whose forks carry the sum of their children's extras. @ton/core's Dictionary writes
+// no fork extras, so blocks and states (ShardAccounts, ShardAccountBlocks, OldMcBlocksInfo…) need this.
+//   ahm_edge#_ label:(HmLabel ~l n) node:(HashmapAugNode m X Y)
+//   ahmn_leaf#_ extra:Y value:X = HashmapAugNode 0 X Y
+//   ahmn_fork#_ left:^(HashmapAug n X Y) right:^(HashmapAug n X Y) extra:Y = HashmapAugNode (n + 1) X Y
+//   ahme_empty$0 extra:Y | ahme_root$1 root:^(HashmapAug n X Y) extra:Y = HashmapAugE n X Y
+import { beginCell, type Builder, type Slice } from '@ton/core';
+
+/** How a map's values and extras are written; `extra` absent for a plain (not augmented) hashmap. */
+export interface HashmapCodec<X, Y> {
+  storeValue(value: X, b: Builder): void;
+  extra?: {
+    store(extra: Y, b: Builder): void;
+    /** Fork extra from its children's (the aug rule of the type: sums, max, or…). */
+    sum(left: Y, right: Y): Y;
+  };
+}
+
+export interface HashmapEntry<X, Y = never> {
+  key: bigint;
+  value: X;
+  /** Leaf extra (augmented maps only). */
+  extra?: Y;
+}
+
+const bitsForMax = (m: number): number => (m === 0 ? 0 : 32 - Math.clz32(m));
+
+const bitAt = (key: bigint, n: number, i: number): number => Number((key >> BigInt(n - 1 - i)) & 1n);
+
+/**
+ * The shortest `HmLabel` for `len` key bits starting at bit `from` of an n-bit key, with m bits left;
+ * on a tie the node prefers hml_short, then hml_long (checked on the mainnet fixtures' maps).
+ */
+function storeLabel(b: Builder, key: bigint, n: number, from: number, len: number, m: number): void {
+  const width = bitsForMax(m);
+  let same = true;
+  for (let i = 1; i < len; i++) if (bitAt(key, n, from + i) !== bitAt(key, n, from)) same = false;
+  const shortCost = 2 * len + 2;
+  const longCost = 2 + width + len;
+  const sameCost = 3 + width;
+  if (len > 0 && same && sameCost < Math.min(shortCost, longCost)) {
+    b.storeUint(0b11, 2).storeBit(bitAt(key, n, from)).storeUint(len, width);
+    return;
+  }
+  if (longCost < shortCost) b.storeUint(0b10, 2).storeUint(len, width);
+  else {
+    b.storeBit(0);
+    for (let i = 0; i < len; i++) b.storeBit(1);
+    b.storeBit(0);
+  }
+  for (let i = 0; i < len; i++) b.storeBit(bitAt(key, n, from + i));
+}
+
+/**
+ * Writes the edge of a non-empty `Hashmap n X` / `HashmapAug n X Y` into `b` (entries sorted by key,
+ * unique) and returns the root extra (undefined for a plain map).
+ */
+export function storeHashmap<X, Y>(b: Builder, entries: HashmapEntry<X, Y>[], n: number, codec: HashmapCodec<X, Y>): Y | undefined {
+  if (entries.length === 0) throw new Error('a Hashmap (not HashmapE) has at least one entry');
+  return storeEdge(b, entries, n, 0, codec);
+}
+
+function storeEdge<X, Y>(b: Builder, entries: HashmapEntry<X, Y>[], n: number, depth: number, codec: HashmapCodec<X, Y>): Y | undefined {
+  const m = n - depth;
+  const first = entries[0]!.key;
+  const last = entries[entries.length - 1]!.key;
+  let len = 0;
+  if (entries.length === 1) len = m;
+  else while (bitAt(first, n, depth + len) === bitAt(last, n, depth + len)) len++;
+  storeLabel(b, first, n, depth, len, m);
+  if (len === m) {
+    const leaf = entries[0]!;
+    if (codec.extra) codec.extra.store(leaf.extra as Y, b);
+    codec.storeValue(leaf.value, b);
+    return leaf.extra;
+  }
+  const at = depth + len;
+  const split = entries.findIndex((e) => bitAt(e.key, n, at) === 1);
+  const left = beginCell();
+  const right = beginCell();
+  const l = storeEdge(left, entries.slice(0, split), n, at + 1, codec);
+  const r = storeEdge(right, entries.slice(split), n, at + 1, codec);
+  b.storeRef(left.endCell()).storeRef(right.endCell());
+  if (!codec.extra) return undefined;
+  const sum = codec.extra.sum(l as Y, r as Y);
+  codec.extra.store(sum, b);
+  return sum;
+}
+
+/** `HashmapE n X`: one bit and the root in a reference. */
+export function storeHashmapE<X>(b: Builder, entries: HashmapEntry<X>[], n: number, storeValue: (v: X, b: Builder) => void): void {
+  if (entries.length === 0) {
+    b.storeBit(0);
+    return;
+  }
+  const root = beginCell();
+  storeHashmap(root, sortByKey(entries), n, { storeValue });
+  b.storeBit(1).storeRef(root.endCell());
+}
+
+/** `HashmapAugE n X Y`: the root (if any) in a reference, then the total extra inline; returns the total. */
+export function storeHashmapAugE<X, Y>(
+  b: Builder,
+  entries: HashmapEntry<X, Y>[],
+  n: number,
+  codec: Required<HashmapCodec<X, Y>>,
+  empty: Y,
+): Y {
+  if (entries.length === 0) {
+    b.storeBit(0);
+    codec.extra.store(empty, b);
+    return empty;
+  }
+  const root = beginCell();
+  const total = storeHashmap(root, sortByKey(entries), n, codec) as Y;
+  b.storeBit(1).storeRef(root.endCell());
+  codec.extra.store(total, b);
+  return total;
+}
+
+export function sortByKey<T extends { key: bigint }>(entries: T[]): T[] {
+  return [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+// ---- reading ----
+
+function loadLabel(s: Slice, m: number): { len: number; bits: bigint } {
+  if (!s.loadBit()) {
+    let len = 0;
+    while (s.loadBit()) len++;
+    return { len, bits: len ? s.loadUintBig(len) : 0n };
+  }
+  const width = bitsForMax(m);
+  if (!s.loadBit()) {
+    const len = s.loadUint(width);
+    return { len, bits: len ? s.loadUintBig(len) : 0n };
+  }
+  const v = s.loadBit();
+  const len = s.loadUint(width);
+  return { len, bits: v ? (1n << BigInt(len)) - 1n : 0n };
+}
+
+/**
+ * Reads a `Hashmap n X` / `HashmapAug n X Y` edge at `s`. `leaf` gets the full key and the slice placed
+ * at the leaf's node (at `extra:Y value:X` for the augmented form); fork extras are skipped by `skipExtra`.
+ */
+export function loadHashmap(s: Slice, n: number, leaf: (key: bigint, s: Slice) => void, skipExtra?: (s: Slice) => void, prefix = 0n): void {
+  const label = loadLabel(s, n);
+  const key = (prefix << BigInt(label.len)) | label.bits;
+  const m = n - label.len;
+  if (m === 0) {
+    leaf(key, s);
+    return;
+  }
+  const left = s.loadRef();
+  const right = s.loadRef();
+  skipExtra?.(s);
+  loadHashmap(left.beginParse(), m - 1, leaf, skipExtra, key << 1n);
+  loadHashmap(right.beginParse(), m - 1, leaf, skipExtra, (key << 1n) | 1n);
+}
+
+/** Entries of a `HashmapE n X` whose root is at `s` (one bit, then a ref). */
+export function loadHashmapE<X>(s: Slice, n: number, loadValue: (s: Slice) => X): HashmapEntry<X>[] {
+  const out: HashmapEntry<X>[] = [];
+  if (s.loadBit()) loadHashmap(s.loadRef().beginParse(), n, (key, leaf) => out.push({ key, value: loadValue(leaf) }));
+  return out;
+}
+
+/** Entries (with their extras) and the total extra of a `HashmapAugE n X Y` at `s`. */
+export function loadHashmapAugE<X, Y>(
+  s: Slice,
+  n: number,
+  loadValue: (s: Slice) => X,
+  loadExtra: (s: Slice) => Y,
+): { entries: HashmapEntry<X, Y>[]; extra: Y } {
+  const entries: HashmapEntry<X, Y>[] = [];
+  if (s.loadBit()) loadHashmapAug(s.loadRef().beginParse(), n, entries, loadValue, loadExtra);
+  return { entries, extra: loadExtra(s) };
+}
+
+/** Entries of an inline `HashmapAug n X Y` edge at `s` (appended to `out`). */
+export function loadHashmapAug<X, Y>(
+  s: Slice,
+  n: number,
+  out: HashmapEntry<X, Y>[],
+  loadValue: (s: Slice) => X,
+  loadExtra: (s: Slice) => Y,
+): void {
+  loadHashmap(
+    s,
+    n,
+    (key, leaf) => {
+      const extra = loadExtra(leaf);
+      out.push({ key, value: loadValue(leaf), extra });
+    },
+    (fork) => void loadExtra(fork),
+  );
+}

@@ -1,0 +1,118 @@
+// The shard blocks a masterchain block (and its state) commits (block.tlb):
+//   shard_descr#b / shard_descr_new#a seq_no:uint32 reg_mc_seqno:uint32 start_lt:uint64 end_lt:uint64
+//     root_hash:bits256 file_hash:bits256 before_split:Bool before_merge:Bool want_split:Bool want_merge:Bool
+//     nx_cc_updated:Bool flags:(## 3) { flags = 0 } next_catchain_seqno:uint32 next_validator_shard:uint64
+//     min_ref_mc_seqno:uint32 gen_utime:uint32 split_merge_at:FutureSplitMerge
+//     fees_collected:CurrencyCollection funds_created:CurrencyCollection   (#b: inline; #a: in one ^[ ])
+//   fsm_none$0 | fsm_split$10 split_utime:uint32 interval:uint32 | fsm_merge$11 merge_utime:uint32 interval:uint32
+//   bt_leaf$0 leaf:X | bt_fork$1 left:^(BinTree X) right:^(BinTree X) = BinTree X
+//   _ (HashmapE 32 ^(BinTree ShardDescr)) = ShardHashes
+import { beginCell, loadCurrencyCollection, storeCurrencyCollection, type Builder, type CurrencyCollection, type Slice } from '@ton/core';
+import { loadHashmapE, storeHashmapE } from './hashmap.js';
+
+export type FutureSplitMerge = { kind: 'none' } | { kind: 'split' | 'merge'; utime: number; interval: number };
+
+export interface ShardDescr {
+  /** `new` is shard_descr_new#a (fees in a child cell), `old` is shard_descr#b. */
+  format: 'old' | 'new';
+  seqno: number;
+  regMcSeqno: number;
+  startLt: bigint;
+  endLt: bigint;
+  rootHash: Buffer;
+  fileHash: Buffer;
+  beforeSplit: boolean;
+  beforeMerge: boolean;
+  wantSplit: boolean;
+  wantMerge: boolean;
+  nxCcUpdated: boolean;
+  nextCatchainSeqno: number;
+  nextValidatorShard: bigint;
+  minRefMcSeqno: number;
+  genUtime: number;
+  splitMergeAt: FutureSplitMerge;
+  feesCollected: CurrencyCollection;
+  fundsCreated: CurrencyCollection;
+}
+
+export function loadShardDescr(s: Slice): ShardDescr {
+  const tag = s.loadUint(4);
+  if (tag !== 0xa && tag !== 0xb) throw new Error(`ShardDescr tag 0x${tag.toString(16)} is not 0xa or 0xb`);
+  const head = {
+    seqno: s.loadUint(32), regMcSeqno: s.loadUint(32), startLt: s.loadUintBig(64), endLt: s.loadUintBig(64),
+    rootHash: s.loadBuffer(32), fileHash: s.loadBuffer(32),
+    beforeSplit: s.loadBit(), beforeMerge: s.loadBit(), wantSplit: s.loadBit(), wantMerge: s.loadBit(), nxCcUpdated: s.loadBit(),
+  };
+  const flags = s.loadUint(3);
+  if (flags !== 0) throw new Error(`ShardDescr flags ${flags} are not 0`);
+  const rest = {
+    nextCatchainSeqno: s.loadUint(32), nextValidatorShard: s.loadUintBig(64), minRefMcSeqno: s.loadUint(32), genUtime: s.loadUint(32),
+    splitMergeAt: loadFutureSplitMerge(s),
+  };
+  const fees = tag === 0xa ? s.loadRef().beginParse() : s;
+  return { format: tag === 0xa ? 'new' : 'old', ...head, ...rest, feesCollected: loadCurrencyCollection(fees), fundsCreated: loadCurrencyCollection(fees) };
+}
+
+export function storeShardDescr(src: ShardDescr): (b: Builder) => void {
+  return (b) => {
+    b.storeUint(src.format === 'new' ? 0xa : 0xb, 4).storeUint(src.seqno, 32).storeUint(src.regMcSeqno, 32);
+    b.storeUint(src.startLt, 64).storeUint(src.endLt, 64).storeBuffer(src.rootHash, 32).storeBuffer(src.fileHash, 32);
+    b.storeBit(src.beforeSplit).storeBit(src.beforeMerge).storeBit(src.wantSplit).storeBit(src.wantMerge).storeBit(src.nxCcUpdated);
+    b.storeUint(0, 3).storeUint(src.nextCatchainSeqno, 32).storeUint(src.nextValidatorShard, 64);
+    b.storeUint(src.minRefMcSeqno, 32).storeUint(src.genUtime, 32).store(storeFutureSplitMerge(src.splitMergeAt));
+    const fees = (f: Builder) => f.store(storeCurrencyCollection(src.feesCollected)).store(storeCurrencyCollection(src.fundsCreated));
+    if (src.format === 'new') b.storeRef(fees(beginCell()));
+    else fees(b);
+  };
+}
+
+function loadFutureSplitMerge(s: Slice): FutureSplitMerge {
+  if (!s.loadBit()) return { kind: 'none' };
+  const kind = s.loadBit() ? 'merge' : 'split';
+  return { kind, utime: s.loadUint(32), interval: s.loadUint(32) };
+}
+
+function storeFutureSplitMerge(src: FutureSplitMerge): (b: Builder) => void {
+  return (b) => {
+    if (src.kind === 'none') b.storeBit(0);
+    else b.storeBit(1).storeBit(src.kind === 'merge').storeUint(src.utime, 32).storeUint(src.interval, 32);
+  };
+}
+
+/** `BinTree ShardDescr`: a leaf, or a fork into the shard's two halves (left = lower). */
+export type ShardTree = { leaf: ShardDescr } | { left: ShardTree; right: ShardTree };
+
+export function loadShardTree(s: Slice): ShardTree {
+  if (!s.loadBit()) return { leaf: loadShardDescr(s) };
+  return { left: loadShardTree(s.loadRef().beginParse()), right: loadShardTree(s.loadRef().beginParse()) };
+}
+
+export function storeShardTree(src: ShardTree): (b: Builder) => void {
+  return (b) => {
+    if ('leaf' in src) b.storeBit(0).store(storeShardDescr(src.leaf));
+    else b.storeBit(1).storeRef(beginCell().store(storeShardTree(src.left))).storeRef(beginCell().store(storeShardTree(src.right)));
+  };
+}
+
+/** ShardHashes: each workchain's shard tree. */
+export type ShardHashes = Map<number, ShardTree>;
+
+export function loadShardHashes(s: Slice): ShardHashes {
+  const out: ShardHashes = new Map();
+  for (const e of loadHashmapE(s, 32, (v) => loadShardTree(v.loadRef().beginParse()))) out.set(Number(BigInt.asIntN(32, e.key)), e.value);
+  return out;
+}
+
+export function storeShardHashes(src: ShardHashes): (b: Builder) => void {
+  return (b) => {
+    const entries = [...src].map(([wc, tree]) => ({ key: BigInt.asUintN(32, BigInt(wc)), value: tree }));
+    storeHashmapE(b, entries, 32, (tree, vb) => void vb.storeRef(beginCell().store(storeShardTree(tree))));
+  };
+}
+
+/** Leaves of a shard tree with their shard ids (u64, the tag bit included), left to right. */
+export function shardTreeLeaves(tree: ShardTree, shard = 1n << 63n): { shard: bigint; descr: ShardDescr }[] {
+  if ('leaf' in tree) return [{ shard, descr: tree.leaf }];
+  const half = (shard & -shard) >> 1n;
+  return [...shardTreeLeaves(tree.left, shard - half), ...shardTreeLeaves(tree.right, shard + half)];
+}
