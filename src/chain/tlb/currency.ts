@@ -1,6 +1,6 @@
 // CurrencyCollection arithmetic for the augmented maps and value flows of blocks (block.tlb):
 //   currencies$_ grams:Grams other:ExtraCurrencyCollection = CurrencyCollection
-import { Dictionary, type CurrencyCollection } from '@ton/core';
+import { beginCell, Dictionary, type Builder, type Cell, type CurrencyCollection, type Slice } from '@ton/core';
 
 export const ZERO: CurrencyCollection = { coins: 0n };
 
@@ -17,4 +17,31 @@ export function addCurrency(a: CurrencyCollection, b: CurrencyCollection): Curre
     for (const [id, amount] of src) other.set(id, (other.get(id) ?? 0n) + amount);
   }
   return { coins: a.coins + b.coins, other };
+}
+
+/**
+ * A CurrencyCollection whose extra-currency map is kept as its root cell: reading it never walks the map,
+ * so it round-trips even inside a Merkle proof where the map is pruned.
+ */
+export interface RawCurrency {
+  coins: bigint;
+  other: Cell | null;
+}
+
+export function loadRawCurrency(s: Slice): RawCurrency {
+  const coins = s.loadCoins();
+  return { coins, other: s.loadBit() ? s.loadRef() : null };
+}
+
+export function storeRawCurrency(src: RawCurrency): (b: Builder) => void {
+  return (b) => {
+    b.storeCoins(src.coins);
+    if (src.other) b.storeBit(1).storeRef(src.other);
+    else b.storeBit(0);
+  };
+}
+
+export function rawCurrency(c: CurrencyCollection): RawCurrency {
+  if (!c.other || c.other.size === 0) return { coins: c.coins, other: null };
+  return { coins: c.coins, other: beginCell().storeDictDirect(c.other).endCell() };
 }

@@ -1,0 +1,119 @@
+// McStateExtra and OldMcBlocksInfo (block.tlb): what the masterchain state adds to a shard state.
+//   masterchain_state_extra#cc26 shard_hashes:ShardHashes config:ConfigParams
+//     ^[ flags:(## 16) { flags <= 1 } validator_info:ValidatorInfo prev_blocks:OldMcBlocksInfo
+//        after_key_block:Bool last_key_block:(Maybe ExtBlkRef) block_create_stats:(flags . 0)?BlockCreateStats ]
+//     global_balance:CurrencyCollection = McStateExtra
+//   validator_info$_ validator_list_hash_short:uint32 catchain_seqno:uint32 nx_cc_updated:Bool = ValidatorInfo
+//   _ key:Bool max_end_lt:uint64 = KeyMaxLt;  _ key:Bool blk_ref:ExtBlkRef = KeyExtBlkRef
+//   _ (HashmapAugE 32 KeyExtBlkRef KeyMaxLt) = OldMcBlocksInfo
+import { beginCell, type Builder, type Cell, type Slice } from '@ton/core';
+import { loadRawCurrency, storeRawCurrency, type RawCurrency } from './currency.js';
+import { loadExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
+import { loadHashmapAugE, storeHashmapAugE, type HashmapCodec } from './hashmap.js';
+import { loadConfigParams, storeConfigParams, type ConfigParams } from './mc-block-extra.js';
+import { loadShardHashes, storeShardHashes, type ShardHashes } from './shard-descr.js';
+
+export const MC_STATE_EXTRA_TAG = 0xcc26;
+
+export interface ValidatorInfo {
+  validatorListHashShort: number;
+  catchainSeqno: number;
+  nxCcUpdated: boolean;
+}
+
+export interface KeyMaxLt {
+  key: boolean;
+  maxEndLt: bigint;
+}
+
+/** One earlier masterchain block in OldMcBlocksInfo (keyed by its seqno). */
+export interface OldMcBlock {
+  key: boolean;
+  ref: ExtBlkRef;
+}
+
+/** OldMcBlocksInfo kept as its root and total; `storeOldMcBlocks` builds one from entries. */
+export interface OldMcBlocksInfo {
+  root: Cell | null;
+  total: KeyMaxLt;
+}
+
+export interface McStateExtra {
+  shardHashes: ShardHashes;
+  config: ConfigParams;
+  flags: number;
+  validatorInfo: ValidatorInfo;
+  prevBlocks: OldMcBlocksInfo;
+  afterKeyBlock: boolean;
+  lastKeyBlock: ExtBlkRef | null;
+  /** `block_create_stats` as its bits and refs (present when flags bit 0 is set). */
+  blockCreateStats: Cell | null;
+  globalBalance: RawCurrency;
+}
+
+const keyMaxLt = {
+  store: (k: KeyMaxLt, b: Builder) => void b.storeBit(k.key).storeUint(k.maxEndLt, 64),
+  load: (s: Slice): KeyMaxLt => ({ key: s.loadBit(), maxEndLt: s.loadUintBig(64) }),
+  // A fork's extra: any key block below, and the largest end lt.
+  sum: (l: KeyMaxLt, r: KeyMaxLt): KeyMaxLt => ({ key: l.key || r.key, maxEndLt: l.maxEndLt > r.maxEndLt ? l.maxEndLt : r.maxEndLt }),
+};
+
+const oldMcBlockCodec: Required<HashmapCodec<OldMcBlock, KeyMaxLt>> = {
+  storeValue: (v, b) => void b.storeBit(v.key).store(storeExtBlkRef(v.ref)),
+  extra: keyMaxLt,
+};
+
+/** OldMcBlocksInfo for these blocks (each keyed by its seqno). */
+export function buildOldMcBlocks(blocks: OldMcBlock[]): OldMcBlocksInfo {
+  const b = beginCell();
+  const entries = blocks.map((v) => ({ key: BigInt(v.ref.seqno), value: v, extra: { key: v.key, maxEndLt: v.ref.endLt } }));
+  const total = storeHashmapAugE(b, entries, 32, oldMcBlockCodec, { key: false, maxEndLt: 0n });
+  const s = b.endCell().beginParse();
+  return { root: s.loadBit() ? s.loadRef() : null, total };
+}
+
+export function loadOldMcBlocks(info: OldMcBlocksInfo): OldMcBlock[] {
+  const s = beginCell().store(storeOldMcBlocksInfo(info)).endCell().beginParse();
+  return loadHashmapAugE(s, 32, (v) => ({ key: v.loadBit(), ref: loadExtBlkRef(v) }), keyMaxLt.load).entries.map((e) => e.value);
+}
+
+function loadOldMcBlocksInfo(s: Slice): OldMcBlocksInfo {
+  const root = s.loadBit() ? s.loadRef() : null;
+  return { root, total: keyMaxLt.load(s) };
+}
+
+function storeOldMcBlocksInfo(src: OldMcBlocksInfo): (b: Builder) => void {
+  return (b) => {
+    if (src.root) b.storeBit(1).storeRef(src.root);
+    else b.storeBit(0);
+    keyMaxLt.store(src.total, b);
+  };
+}
+
+export function loadMcStateExtra(s: Slice): McStateExtra {
+  const tag = s.loadUint(16);
+  if (tag !== MC_STATE_EXTRA_TAG) throw new Error(`McStateExtra tag 0x${tag.toString(16)} is not 0xcc26`);
+  const shardHashes = loadShardHashes(s);
+  const config = loadConfigParams(s);
+  const o = s.loadRef().beginParse();
+  const flags = o.loadUint(16);
+  const validatorInfo = { validatorListHashShort: o.loadUint(32), catchainSeqno: o.loadUint(32), nxCcUpdated: o.loadBit() };
+  const prevBlocks = loadOldMcBlocksInfo(o);
+  const afterKeyBlock = o.loadBit();
+  const lastKeyBlock = o.loadBit() ? loadExtBlkRef(o) : null;
+  const blockCreateStats = flags & 1 ? beginCell().storeSlice(o).endCell() : null;
+  return { shardHashes, config, flags, validatorInfo, prevBlocks, afterKeyBlock, lastKeyBlock, blockCreateStats, globalBalance: loadRawCurrency(s) };
+}
+
+export function storeMcStateExtra(src: McStateExtra): (b: Builder) => void {
+  return (b) => {
+    b.storeUint(MC_STATE_EXTRA_TAG, 16).store(storeShardHashes(src.shardHashes)).store(storeConfigParams(src.config));
+    const o = beginCell().storeUint(src.flags, 16);
+    o.storeUint(src.validatorInfo.validatorListHashShort, 32).storeUint(src.validatorInfo.catchainSeqno, 32).storeBit(src.validatorInfo.nxCcUpdated);
+    o.store(storeOldMcBlocksInfo(src.prevBlocks)).storeBit(src.afterKeyBlock);
+    if (src.lastKeyBlock) o.storeBit(1).store(storeExtBlkRef(src.lastKeyBlock));
+    else o.storeBit(0);
+    if (src.blockCreateStats) o.storeSlice(src.blockCreateStats.beginParse());
+    b.storeRef(o).store(storeRawCurrency(src.globalBalance));
+  };
+}

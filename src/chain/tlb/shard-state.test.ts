@@ -1,0 +1,58 @@
+// Round trips of the state storers on real mainnet state proofs (test/fixtures/mainnet/proofs): the parts a
+// proof prunes stay cells, so load → store gives the same hash as the proven state.
+import { readFileSync } from 'node:fs';
+import { beginCell, Cell, type Builder } from '@ton/core';
+import { describe, expect, it } from 'vitest';
+import { buildOldMcBlocks, loadMcStateExtra, loadOldMcBlocks, storeMcStateExtra } from './mc-state-extra.js';
+import { shardTreeLeaves } from './shard-descr.js';
+import { loadShardAccounts, loadShardStateUnsplit, storeShardAccounts, storeShardStateUnsplit } from './shard-state.js';
+
+const dir = new URL('../../../test/fixtures/mainnet/proofs/', import.meta.url);
+/** The proven cell of each root of a proof BoC (the Merkle proof's ref). */
+const proven = (file: string) => Cell.fromBoc(readFileSync(new URL(file, dir))).map((root) => root.refs[0]!);
+const rebuilt = (store: (b: Builder) => void) => beginCell().store(store).endCell();
+const hex = (c: Cell) => c.hash().toString('hex');
+
+describe('ShardStateUnsplit and McStateExtra round-trip real states', () => {
+  it('masterchain state of 31220993 (shard_proof): state, McStateExtra, shard descr of 36908135', () => {
+    const state = proven('shard_proof_mc31220993.boc')[1]!;
+    const loaded = loadShardStateUnsplit(state.beginParse());
+    expect(loaded.shard.workchainId).toBe(-1);
+    expect(hex(rebuilt(storeShardStateUnsplit(loaded)))).toBe(hex(state));
+    const extra = loadMcStateExtra(loaded.custom!.beginParse());
+    expect(hex(rebuilt(storeMcStateExtra(extra)))).toBe(hex(loaded.custom!));
+    const leaves = shardTreeLeaves(extra.shardHashes.get(0)!);
+    expect(leaves.map((l) => l.descr.seqno)).toContain(36908135);
+    expect(leaves.find((l) => l.descr.seqno === 36908135)!.descr.rootHash.toString('hex')).toMatch(/^39e5cbca/);
+  });
+
+  for (const file of ['account_proof_EQBvW8.boc', 'account_proof_shard31618192.boc']) {
+    it(`basechain state of ${file}`, () => {
+      const state = proven(file)[1]!;
+      const loaded = loadShardStateUnsplit(state.beginParse());
+      expect(loaded.shard.workchainId).toBe(0);
+      expect(hex(rebuilt(storeShardStateUnsplit(loaded)))).toBe(hex(state));
+    });
+  }
+
+  it('ShardAccounts: what storeShardAccounts writes loads back, fork extras summing the balances', () => {
+    const account = beginCell().storeBit(0).endCell(); // account_none
+    const entries = [3n, 1n << 255n, 7n, (1n << 255n) + 1n].map((address, i) => ({
+      address, account, lastTransHash: Buffer.alloc(32, i), lastTransLt: BigInt(i + 1), splitDepth: 0, balance: { coins: BigInt(100 * (i + 1)) },
+    }));
+    const { cell, total } = storeShardAccounts(entries);
+    expect(total.coins).toBe(1000n);
+    const back = loadShardAccounts(cell);
+    expect(back.map((e) => e.address)).toEqual([3n, 7n, 1n << 255n, (1n << 255n) + 1n]);
+    expect(back.map((e) => e.balance.coins)).toEqual([100n, 300n, 200n, 400n]);
+    expect(hex(storeShardAccounts(back).cell)).toBe(hex(cell));
+  });
+
+  it('OldMcBlocksInfo: built entries load back; the total marks key blocks and the max end lt', () => {
+    const ref = (seqno: number) => ({ endLt: BigInt(seqno) * 10n, seqno, rootHash: Buffer.alloc(32, seqno), fileHash: Buffer.alloc(32, 255 - seqno) });
+    const blocks = [1, 2, 3, 4, 5].map((n) => ({ key: n === 3, ref: ref(n) }));
+    const info = buildOldMcBlocks(blocks);
+    expect(info.total).toEqual({ key: true, maxEndLt: 50n });
+    expect(loadOldMcBlocks(info)).toEqual(blocks);
+  });
+});
