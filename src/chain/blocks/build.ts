@@ -1,0 +1,183 @@
+// One real block (masterchain or shard) from its transactions and the accounts after them: the Block cell
+// with BlockInfo, ValueFlow, the Merkle update of its ShardStateUnsplit and BlockExtra (account blocks; for
+// the masterchain McBlockExtra), the BoC, and the ids (root hash = the cell's hash, file hash = the BoC's).
+import { createHash } from 'node:crypto';
+import { beginCell, loadTransaction, type Cell, type CurrencyCollection } from '@ton/core';
+import type { BlockId } from '../model.js';
+import type { AccountBlock } from '../tlb/account-block.js';
+import type { BlkPrevInfo, BlockInfo } from '../tlb/block-info.js';
+import { emptyInMsgDescr, emptyOutMsgDescr, storeBlock, type Block } from '../tlb/block.js';
+import { addCurrency, rawCurrency, ZERO } from '../tlb/currency.js';
+import type { ExtBlkRef } from '../tlb/ext-blk-ref.js';
+import type { McBlockExtra } from '../tlb/mc-block-extra.js';
+import { emptyOutMsgQueueInfo, storeShardAccounts, storeShardStateUnsplit, type ShardAccountEntry } from '../tlb/shard-state.js';
+import { merkleUpdate } from './merkle-update.js';
+import { shardHex, shardIdent } from './shard.js';
+
+export const MASTERCHAIN = -1;
+
+export interface BlockInput {
+  globalId: number;
+  workchain: number;
+  /** Shard id as a u64 with its tag bit (FULL_SHARD for the masterchain). */
+  shard: bigint;
+  seqno: number;
+  genUtime: number;
+  startLt: bigint;
+  endLt: bigint;
+  /** One parent, or two (prev_blks_info) after a merge. */
+  prev: BlkPrevInfo;
+  afterSplit?: boolean;
+  beforeSplit?: boolean;
+  wantSplit?: boolean;
+  wantMerge?: boolean;
+  keyBlock?: boolean;
+  /** Shard blocks: the latest masterchain block the shard knows (also the state's master_ref). */
+  masterRef: ExtBlkRef | null;
+  minRefMcSeqno: number;
+  prevKeyBlockSeqno: number;
+  /** Transaction cells of this block, any order. */
+  transactions: Cell[];
+  /** Every account of the shard after this block (the state's ShardAccounts). */
+  accounts: ShardAccountEntry[];
+  /** The state this block starts from: the parent's, or split_state(prev1, prev2) after a merge. */
+  prevState: Cell;
+  /** Total balance of the previous state (ValueFlow.from_prev_blk). */
+  prevBalance: CurrencyCollection;
+  /** Masterchain blocks only. */
+  mcBlockExtra?: McBlockExtra;
+  /** Masterchain blocks only: the McStateExtra cell of the new state. */
+  mcStateExtra?: Cell;
+}
+
+export interface BuiltBlock {
+  id: BlockId;
+  root: Cell;
+  boc: Buffer;
+  /** The new ShardStateUnsplit root. */
+  state: Cell;
+  /** Total balance of the new state. */
+  balance: CurrencyCollection;
+  /** The reference children and masterchain blocks hold to this block. */
+  ref: ExtBlkRef;
+  info: BlockInfo;
+  block: Block;
+}
+
+/** The ExtBlkRef of a built block or a zero state. */
+export function extBlkRef(endLt: bigint, seqno: number, root: Cell, boc: Buffer): ExtBlkRef {
+  return { endLt, seqno, rootHash: root.hash(), fileHash: sha256(boc) };
+}
+
+/** AccountBlocks of these transactions: grouped by account, each with its transactions' fees and state hashes. */
+export function accountBlocks(transactions: Cell[]): AccountBlock[] {
+  const byAccount = new Map<bigint, AccountBlock>();
+  for (const cell of transactions) {
+    const tx = loadTransaction(cell.beginParse());
+    let block = byAccount.get(tx.address);
+    if (!block) {
+      block = { address: tx.address, transactions: [], stateUpdate: { ...tx.stateUpdate } };
+      byAccount.set(tx.address, block);
+    }
+    block.transactions.push({ lt: tx.lt, cell, fees: tx.totalFees });
+  }
+  for (const block of byAccount.values()) {
+    block.transactions.sort((a, b) => (a.lt < b.lt ? -1 : 1));
+    const first = loadTransaction(block.transactions[0]!.cell.beginParse());
+    const last = loadTransaction(block.transactions[block.transactions.length - 1]!.cell.beginParse());
+    block.stateUpdate = { oldHash: first.stateUpdate.oldHash, newHash: last.stateUpdate.newHash };
+  }
+  return [...byAccount.values()];
+}
+
+export function buildBlock(input: BlockInput): BuiltBlock {
+  const accounts = storeShardAccounts(input.accounts);
+  const state = beginCell()
+    .store(
+      storeShardStateUnsplit({
+        globalId: input.globalId,
+        shard: shardIdent(input.workchain, input.shard),
+        seqno: input.seqno,
+        vertSeqno: 0,
+        genUtime: input.genUtime,
+        genLt: input.endLt,
+        minRefMcSeqno: input.minRefMcSeqno,
+        outMsgQueueInfo: emptyOutMsgQueueInfo(),
+        beforeSplit: input.beforeSplit ?? false,
+        accounts: accounts.cell,
+        overloadHistory: 0n,
+        underloadHistory: 0n,
+        totalBalance: rawCurrency(accounts.total),
+        totalValidatorFees: rawCurrency(ZERO),
+        libraries: null,
+        masterRef: input.masterRef,
+        custom: input.mcStateExtra ?? null,
+      }),
+    )
+    .endCell();
+  const blocks = accountBlocks(input.transactions);
+  const fees = blocks.flatMap((a) => a.transactions).reduce((sum, t) => addCurrency(sum, t.fees), ZERO);
+  const info: BlockInfo = {
+    version: 0,
+    beforeSplit: input.beforeSplit ?? false,
+    afterSplit: input.afterSplit ?? false,
+    wantSplit: input.wantSplit ?? false,
+    wantMerge: input.wantMerge ?? false,
+    keyBlock: input.keyBlock ?? false,
+    seqno: input.seqno,
+    vertSeqno: 0,
+    shard: shardIdent(input.workchain, input.shard),
+    genUtime: input.genUtime,
+    startLt: input.startLt,
+    endLt: input.endLt,
+    genValidatorListHashShort: 0,
+    genCatchainSeqno: 0,
+    minRefMcSeqno: input.minRefMcSeqno,
+    prevKeyBlockSeqno: input.prevKeyBlockSeqno,
+    genSoftware: null,
+    masterRef: input.masterRef,
+    prevRef: input.prev,
+    prevVertRef: null,
+  };
+  const seed = sha256(Buffer.from(`tonwatch-synthetic:${input.workchain}:${shardHex(input.shard)}:${input.seqno}`));
+  const block: Block = {
+    globalId: input.globalId,
+    info,
+    valueFlow: {
+      fromPrevBlk: input.prevBalance,
+      toNextBlk: accounts.total,
+      imported: ZERO,
+      exported: ZERO,
+      feesCollected: fees,
+      burned: null,
+      feesImported: ZERO,
+      recovered: ZERO,
+      created: ZERO,
+      minted: ZERO,
+    },
+    stateUpdate: merkleUpdate(input.prevState, state),
+    extra: {
+      inMsgDescr: emptyInMsgDescr(),
+      outMsgDescr: emptyOutMsgDescr(),
+      accountBlocks: blocks,
+      randSeed: seed,
+      createdBy: Buffer.alloc(32),
+      custom: input.mcBlockExtra ?? null,
+    },
+  };
+  const root = beginCell().store(storeBlock(block)).endCell();
+  const boc = root.toBoc({ idx: false, crc32: true });
+  const ref = extBlkRef(input.endLt, input.seqno, root, boc);
+  const id: BlockId = {
+    workchain: input.workchain,
+    shard: shardHex(input.shard),
+    seqno: input.seqno,
+    rootHash: ref.rootHash.toString('hex'),
+    fileHash: ref.fileHash.toString('hex'),
+  };
+  return { id, root, boc, state, balance: accounts.total, ref, info, block };
+}
+
+function sha256(data: Uint8Array): Buffer {
+  return createHash('sha256').update(data).digest();
+}
