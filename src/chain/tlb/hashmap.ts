@@ -26,30 +26,43 @@ export interface HashmapEntry<X, Y = never> {
 
 const bitsForMax = (m: number): number => (m === 0 ? 0 : 32 - Math.clz32(m));
 
-const bitAt = (key: bigint, n: number, i: number): number => Number((key >> BigInt(n - 1 - i)) & 1n);
+/** A key as n binary digits, so that labels are cut as substrings (bigint bit tests cost far more). */
+const keyBits = (key: bigint, n: number): string => key.toString(2).padStart(n, '0');
+
+function storeBitString(b: Builder, bits: string): void {
+  for (let i = 0; i < bits.length; i += 48) {
+    const chunk = bits.slice(i, i + 48);
+    b.storeUint(parseInt(chunk, 2), chunk.length);
+  }
+}
 
 /**
- * The shortest `HmLabel` for `len` key bits starting at bit `from` of an n-bit key, with m bits left;
- * on a tie the node prefers hml_short, then hml_long (checked on the mainnet fixtures' maps).
+ * The shortest `HmLabel` for `label` with m key bits left; on a tie the node prefers hml_short, then
+ * hml_long (the mainnet fixtures' maps round-trip with this rule).
  */
-function storeLabel(b: Builder, key: bigint, n: number, from: number, len: number, m: number): void {
+function storeLabel(b: Builder, label: string, m: number): void {
+  const len = label.length;
   const width = bitsForMax(m);
-  let same = true;
-  for (let i = 1; i < len; i++) if (bitAt(key, n, from + i) !== bitAt(key, n, from)) same = false;
   const shortCost = 2 * len + 2;
   const longCost = 2 + width + len;
   const sameCost = 3 + width;
-  if (len > 0 && same && sameCost < Math.min(shortCost, longCost)) {
-    b.storeUint(0b11, 2).storeBit(bitAt(key, n, from)).storeUint(len, width);
+  const same = len > 0 && !label.includes(label[0] === '0' ? '1' : '0');
+  if (same && sameCost < Math.min(shortCost, longCost)) {
+    b.storeUint(0b11, 2).storeBit(label[0] === '1').storeUint(len, width);
     return;
   }
   if (longCost < shortCost) b.storeUint(0b10, 2).storeUint(len, width);
   else {
     b.storeBit(0);
-    for (let i = 0; i < len; i++) b.storeBit(1);
+    storeBitString(b, '1'.repeat(len));
     b.storeBit(0);
   }
-  for (let i = 0; i < len; i++) b.storeBit(bitAt(key, n, from + i));
+  storeBitString(b, label);
+}
+
+interface Keyed<X, Y> {
+  bits: string;
+  entry: HashmapEntry<X, Y>;
 }
 
 /**
@@ -58,25 +71,25 @@ function storeLabel(b: Builder, key: bigint, n: number, from: number, len: numbe
  */
 export function storeHashmap<X, Y>(b: Builder, entries: HashmapEntry<X, Y>[], n: number, codec: HashmapCodec<X, Y>): Y | undefined {
   if (entries.length === 0) throw new Error('a Hashmap (not HashmapE) has at least one entry');
-  return storeEdge(b, entries, n, 0, codec);
+  return storeEdge(b, entries.map((entry) => ({ bits: keyBits(entry.key, n), entry })), n, 0, codec);
 }
 
-function storeEdge<X, Y>(b: Builder, entries: HashmapEntry<X, Y>[], n: number, depth: number, codec: HashmapCodec<X, Y>): Y | undefined {
+function storeEdge<X, Y>(b: Builder, entries: Keyed<X, Y>[], n: number, depth: number, codec: HashmapCodec<X, Y>): Y | undefined {
   const m = n - depth;
-  const first = entries[0]!.key;
-  const last = entries[entries.length - 1]!.key;
+  const first = entries[0]!.bits;
+  const last = entries[entries.length - 1]!.bits;
   let len = 0;
   if (entries.length === 1) len = m;
-  else while (bitAt(first, n, depth + len) === bitAt(last, n, depth + len)) len++;
-  storeLabel(b, first, n, depth, len, m);
+  else while (first[depth + len] === last[depth + len]) len++;
+  storeLabel(b, first.slice(depth, depth + len), m);
   if (len === m) {
-    const leaf = entries[0]!;
+    const leaf = entries[0]!.entry;
     if (codec.extra) codec.extra.store(leaf.extra as Y, b);
     codec.storeValue(leaf.value, b);
     return leaf.extra;
   }
   const at = depth + len;
-  const split = entries.findIndex((e) => bitAt(e.key, n, at) === 1);
+  const split = entries.findIndex((e) => e.bits[at] === '1');
   const left = beginCell();
   const right = beginCell();
   const l = storeEdge(left, entries.slice(0, split), n, at + 1, codec);
