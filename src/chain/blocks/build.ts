@@ -10,7 +10,8 @@ import { emptyInMsgDescr, emptyOutMsgDescr, storeBlock, type Block } from '../tl
 import { addCurrency, rawCurrency, ZERO } from '../tlb/currency.js';
 import type { ExtBlkRef } from '../tlb/ext-blk-ref.js';
 import type { McBlockExtra } from '../tlb/mc-block-extra.js';
-import { emptyOutMsgQueueInfo, storeShardAccounts, storeShardStateUnsplit, type ShardAccountEntry } from '../tlb/shard-state.js';
+import type { HashmapCache } from '../tlb/hashmap.js';
+import { emptyOutMsgQueueInfo, storeShardAccounts, storeShardStateUnsplit, type DepthBalance, type ShardAccountEntry } from '../tlb/shard-state.js';
 import { merkleUpdate } from './merkle-update.js';
 import { shardHex, shardIdent } from './shard.js';
 
@@ -32,6 +33,9 @@ export interface BlockInput {
   wantSplit?: boolean;
   wantMerge?: boolean;
   keyBlock?: boolean;
+  /** The validator set that signs it: short hash of the list and catchain seqno (0 when unsigned). */
+  genValidatorListHashShort?: number;
+  genCatchainSeqno?: number;
   /** Shard blocks: the latest masterchain block the shard knows (also the state's master_ref). */
   masterRef: ExtBlkRef | null;
   minRefMcSeqno: number;
@@ -40,6 +44,8 @@ export interface BlockInput {
   transactions: Cell[];
   /** Every account of the shard after this block (the state's ShardAccounts). */
   accounts: ShardAccountEntry[];
+  /** Reuses the ShardAccounts cells of this chain's previous block for the accounts it did not change. */
+  accountsCache?: HashmapCache<DepthBalance>;
   /** The state this block starts from: the parent's, or split_state(prev1, prev2) after a merge. */
   prevState: Cell;
   /** Total balance of the previous state (ValueFlow.from_prev_blk). */
@@ -91,7 +97,7 @@ export function accountBlocks(transactions: Cell[]): AccountBlock[] {
 }
 
 export function buildBlock(input: BlockInput): BuiltBlock {
-  const accounts = storeShardAccounts(input.accounts);
+  const accounts = storeShardAccounts(input.accounts, input.accountsCache);
   const state = beginCell()
     .store(
       storeShardStateUnsplit({
@@ -130,8 +136,8 @@ export function buildBlock(input: BlockInput): BuiltBlock {
     genUtime: input.genUtime,
     startLt: input.startLt,
     endLt: input.endLt,
-    genValidatorListHashShort: 0,
-    genCatchainSeqno: 0,
+    genValidatorListHashShort: input.genValidatorListHashShort ?? 0,
+    genCatchainSeqno: input.genCatchainSeqno ?? 0,
     minRefMcSeqno: input.minRefMcSeqno,
     prevKeyBlockSeqno: input.prevKeyBlockSeqno,
     genSoftware: null,

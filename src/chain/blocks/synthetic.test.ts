@@ -23,6 +23,9 @@ function updateHashes(update: Cell): { from: string; to: string } {
   return { from: hex(s.loadBuffer(32)), to: hex(s.loadBuffer(32)) };
 }
 
+/** A rotated config a key block carries: `Hashmap 32 ^Cell` with param 0 only (hml_same label of 32 zeros). */
+const NEW_CONFIG = beginCell().storeUint(0b110, 3).storeUint(32, 6).storeRef(beginCell().storeBuffer(Buffer.alloc(32, 0x77))).endCell();
+
 interface Expected {
   account: string;
   amount: bigint;
@@ -74,12 +77,13 @@ function drive(): { chain: SyntheticChain; steps: MasterchainStep[]; sent: Expec
   expect(chain.shardIds).toEqual(['8000000000000000']);
   pay('8000000000000000', 4);
   mc();
-  mc({ keyBlock: true });
+  chain.setValidators(0x1234abcd, 7);
+  mc({ keyBlock: true, config: NEW_CONFIG });
   return { chain, steps, sent };
 }
 
 describe('SyntheticChain', () => {
-  const { steps, sent } = drive();
+  const { chain, steps, sent } = drive();
   const shardBlocks = steps.flatMap((s) => s.shardBlocks);
   const byRoot = new Map<string, BuiltBlock>(shardBlocks.map((b) => [b.id.rootHash, b]));
 
@@ -175,6 +179,20 @@ describe('SyntheticChain', () => {
     expect(steps[6]!.masterchain.info.prevKeyBlockSeqno).toBe(5);
     const extra = loadMcStateExtra(loadShardStateUnsplit(steps[7]!.masterchain.state.beginParse()).custom!.beginParse());
     expect(extra.lastKeyBlock!.seqno).toBe(5);
+  });
+
+  it('a key block after setValidators names the new set and carries the new config; blocks are found by hash and seqno', () => {
+    const last = steps[steps.length - 1]!.masterchain;
+    const info = loadBlockInfo(last.root.refs[0]!.beginParse());
+    expect([info.genValidatorListHashShort, info.genCatchainSeqno]).toEqual([0x1234abcd, 7]);
+    expect(steps[0]!.masterchain.info.genCatchainSeqno).toBe(0);
+    expect(last.block.extra.custom!.config!.config.hash().equals(NEW_CONFIG.hash())).toBe(true);
+    const state = loadMcStateExtra(loadShardStateUnsplit(last.state.beginParse()).custom!.beginParse());
+    expect(state.validatorInfo).toMatchObject({ validatorListHashShort: 0x1234abcd, catchainSeqno: 7 });
+    expect(state.config.config.hash().equals(NEW_CONFIG.hash())).toBe(true);
+    expect(chain.masterchainBlock(last.id.seqno)).toBe(last);
+    for (const b of shardBlocks) expect(chain.block(b.id.rootHash)).toBe(b);
+    expect(chain.zeroStates().basechain.ref.seqno).toBe(0);
   });
 });
 

@@ -7,11 +7,11 @@ import type { BlockId } from '../model.js';
 import type { BlkPrevInfo } from '../tlb/block-info.js';
 import { ZERO } from '../tlb/currency.js';
 import type { ExtBlkRef } from '../tlb/ext-blk-ref.js';
-import { storeHashmap } from '../tlb/hashmap.js';
+import { HashmapCache, storeHashmap } from '../tlb/hashmap.js';
 import { NO_SHARD_FEES } from '../tlb/mc-block-extra.js';
-import { buildOldMcBlocks, storeMcStateExtra, type OldMcBlock } from '../tlb/mc-state-extra.js';
+import { buildOldMcBlocks, storeMcStateExtra, type KeyMaxLt, type OldMcBlock } from '../tlb/mc-state-extra.js';
 import type { ShardDescr, ShardTree } from '../tlb/shard-descr.js';
-import { splitStateCell, type ShardAccountEntry } from '../tlb/shard-state.js';
+import { splitStateCell, type DepthBalance, type ShardAccountEntry } from '../tlb/shard-state.js';
 import { buildBlock, MASTERCHAIN, type BuiltBlock } from './build.js';
 import { childShards, FULL_SHARD, parentShard, parseShard, shardContains, shardHex, siblingShard } from './shard.js';
 import { newAccount, shardAccountEntry, transferTransaction, type SyntheticAccount, type Transfer } from './transfer.js';
@@ -35,6 +35,7 @@ interface ShardChain {
   nextSeqno: number;
   afterSplit: boolean;
   accounts: Map<bigint, ShardAccountEntry>;
+  accountsCache: HashmapCache<DepthBalance>;
   pending: Pending[];
   split: boolean;
   merge: boolean;
@@ -59,13 +60,16 @@ export interface MasterchainStep {
 
 export interface NextMasterchainOptions {
   keyBlock?: boolean;
+  /** A key block's new ConfigParams dictionary (e.g. a rotated validator set); kept for later blocks. */
+  config?: Cell;
   /** Make a block in every shard even with nothing to put in it (default: only shards with transactions). */
   everyShard?: boolean;
 }
 
 export class SyntheticChain {
   readonly globalId: number;
-  private readonly config: Cell;
+  private config: Cell;
+  private validators = { validatorListHashShort: 0, catchainSeqno: 0 };
   private readonly configAddress = Buffer.alloc(32, 0x55);
   private readonly utimeStep: number;
   private utime: number;
@@ -73,11 +77,15 @@ export class SyntheticChain {
   private readonly master: ShardChain;
   private shards: ShardChain[];
   private readonly mcBlocks: OldMcBlock[] = [];
+  private readonly prevBlocksCache = new HashmapCache<KeyMaxLt>();
   private lastKeyBlock: ExtBlkRef | null = null;
   private lastKeySeqno = 0;
   private readonly synthetic = new Map<string, SyntheticAccount>();
   /** Shard blocks made since the last masterchain block. */
   private made: BuiltBlock[] = [];
+  private readonly byRoot = new Map<string, BuiltBlock>();
+  private readonly mcBySeqno: BuiltBlock[] = [];
+  private readonly zero: { masterchain: ChainTop; basechain: ChainTop };
 
   constructor(options: SyntheticChainOptions = {}) {
     this.globalId = options.globalId ?? -217;
@@ -89,6 +97,7 @@ export class SyntheticChain {
     const mcZero = zeroState(this.globalId, MASTERCHAIN, FULL_SHARD, this.utime, this.stateExtra(0));
     this.master = chainFrom(MASTERCHAIN, FULL_SHARD, mcZero, new Map());
     this.mcBlocks.push({ key: true, ref: mcZero.ref });
+    this.zero = { masterchain: mcZero, basechain: base };
     this.lastKeyBlock = mcZero.ref;
   }
 
@@ -150,6 +159,10 @@ export class SyntheticChain {
     }
     const seqno = this.master.nextSeqno;
     const keyBlock = options.keyBlock ?? false;
+    if (options.config) {
+      if (!keyBlock) throw new Error('only a key block changes the config');
+      this.config = options.config;
+    }
     const shardHashes = new Map([[BASECHAIN, this.shardTree(FULL_SHARD, seqno)]]);
     const built = this.make(this.master, {
       keyBlock,
@@ -168,6 +181,26 @@ export class SyntheticChain {
     this.made = [];
     this.applySplitsAndMerges();
     return step;
+  }
+
+  /** The validator set named in the headers (and McStateExtra) of the blocks made from now on. */
+  setValidators(validatorListHashShort: number, catchainSeqno: number): void {
+    this.validators = { validatorListHashShort, catchainSeqno };
+  }
+
+  /** Any block made so far, by its root hash (hex). */
+  block(rootHash: string): BuiltBlock | undefined {
+    return this.byRoot.get(rootHash);
+  }
+
+  /** The masterchain block of this seqno (1 … masterchainSeqno). */
+  masterchainBlock(seqno: number): BuiltBlock | undefined {
+    return this.mcBySeqno[seqno];
+  }
+
+  /** The zero states: masterchain and basechain (the blocks of seqno 0 refer to them by ExtBlkRef). */
+  zeroStates(): { masterchain: ChainTop; basechain: ChainTop } {
+    return this.zero;
   }
 
   private make(chain: ShardChain, mc: Partial<Parameters<typeof buildBlock>[0]> = {}): BuiltBlock {
@@ -214,8 +247,11 @@ export class SyntheticChain {
       masterRef: isMaster ? null : this.master.top.ref,
       minRefMcSeqno: isMaster ? Math.max(0, chain.nextSeqno - 1) : this.master.top.ref.seqno,
       prevKeyBlockSeqno: this.lastKeySeqno,
+      genValidatorListHashShort: this.validators.validatorListHashShort,
+      genCatchainSeqno: this.validators.catchainSeqno,
       transactions,
       accounts: [...chain.accounts.values()],
+      accountsCache: chain.accountsCache,
       prevState: chain.prevState,
       prevBalance: chain.prevBalance,
       ...mc,
@@ -229,6 +265,8 @@ export class SyntheticChain {
     chain.afterSplit = false;
     chain.due = false;
     if (!isMaster) this.made.push(built);
+    else this.mcBySeqno[built.id.seqno] = built;
+    this.byRoot.set(built.id.rootHash, built);
     return built;
   }
 
@@ -275,8 +313,8 @@ export class SyntheticChain {
           shardHashes,
           config: { configAddress: this.configAddress, config: this.config },
           flags: 0,
-          validatorInfo: { validatorListHashShort: 0, catchainSeqno: 0, nxCcUpdated: false },
-          prevBlocks: buildOldMcBlocks(this.mcBlocks),
+          validatorInfo: { ...this.validators, nxCcUpdated: false },
+          prevBlocks: buildOldMcBlocks(this.mcBlocks, this.prevBlocksCache),
           afterKeyBlock: keyBlock,
           lastKeyBlock: this.lastKeyBlock,
           blockCreateStats: null,
@@ -309,6 +347,7 @@ export class SyntheticChain {
 function chainFrom(workchain: number, shard: bigint, top: ChainTop, accounts: Map<bigint, ShardAccountEntry>): ShardChain {
   return {
     workchain, shard, top, accounts,
+    accountsCache: new HashmapCache(),
     prev: { kind: 'prev_blk_info', prev: top.ref },
     prevState: top.state,
     prevBalance: top.balance,

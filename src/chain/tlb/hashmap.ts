@@ -5,7 +5,7 @@
 //   ahmn_leaf#_ extra:Y value:X = HashmapAugNode 0 X Y
 //   ahmn_fork#_ left:^(HashmapAug n X Y) right:^(HashmapAug n X Y) extra:Y = HashmapAugNode (n + 1) X Y
 //   ahme_empty$0 extra:Y | ahme_root$1 root:^(HashmapAug n X Y) extra:Y = HashmapAugE n X Y
-import { beginCell, type Builder, type Slice } from '@ton/core';
+import { beginCell, type Builder, type Cell, type Slice } from '@ton/core';
 
 /** How a map's values and extras are written; `extra` absent for a plain (not augmented) hashmap. */
 export interface HashmapCodec<X, Y> {
@@ -66,37 +66,111 @@ interface Keyed<X, Y> {
 }
 
 /**
+ * Lets a map that changes a little between builds (a shard's accounts, block to block) reuse the cells of
+ * every subtree whose values are the same objects as last time. Values are compared by identity: replace
+ * a value's object when it changes. A map that loses an entry is rebuilt in full.
+ */
+export class HashmapCache<Y> {
+  private values = new Set<unknown>();
+  private keys = new Set<bigint>();
+  private cells = new Map<string, { cell: Cell; extra: Y | undefined }>();
+
+  /** @internal */
+  begin(entries: HashmapEntry<unknown, Y>[]): { changed: Int32Array; reuse: boolean } {
+    const changed = new Int32Array(entries.length + 1);
+    const present = new Set<bigint>();
+    entries.forEach((e, i) => {
+      changed[i + 1] = changed[i]! + (this.values.has(e.value) ? 0 : 1);
+      present.add(e.key);
+    });
+    let reuse = true;
+    for (const key of this.keys) if (!present.has(key)) reuse = false;
+    this.values = new Set(entries.map((e) => e.value));
+    this.keys = present;
+    return { changed, reuse };
+  }
+
+  /** @internal */
+  swap(next: Map<string, { cell: Cell; extra: Y | undefined }>): Map<string, { cell: Cell; extra: Y | undefined }> {
+    const prev = this.cells;
+    this.cells = next;
+    return prev;
+  }
+}
+
+interface Build<X, Y> {
+  keyed: Keyed<X, Y>[];
+  n: number;
+  codec: HashmapCodec<X, Y>;
+  /** Entries changed since the cache's last build, as prefix sums over `keyed`. */
+  changed?: Int32Array;
+  prev?: Map<string, { cell: Cell; extra: Y | undefined }>;
+  next?: Map<string, { cell: Cell; extra: Y | undefined }>;
+}
+
+/**
  * Writes the edge of a non-empty `Hashmap n X` / `HashmapAug n X Y` into `b` (entries sorted by key,
  * unique) and returns the root extra (undefined for a plain map).
  */
-export function storeHashmap<X, Y>(b: Builder, entries: HashmapEntry<X, Y>[], n: number, codec: HashmapCodec<X, Y>): Y | undefined {
+export function storeHashmap<X, Y>(
+  b: Builder,
+  entries: HashmapEntry<X, Y>[],
+  n: number,
+  codec: HashmapCodec<X, Y>,
+  cache?: HashmapCache<Y>,
+): Y | undefined {
   if (entries.length === 0) throw new Error('a Hashmap (not HashmapE) has at least one entry');
-  return storeEdge(b, entries.map((entry) => ({ bits: keyBits(entry.key, n), entry })), n, 0, codec);
+  const build: Build<X, Y> = { keyed: entries.map((entry) => ({ bits: keyBits(entry.key, n), entry })), n, codec };
+  if (cache) {
+    const { changed, reuse } = cache.begin(entries);
+    build.changed = changed;
+    build.next = new Map();
+    const prev = cache.swap(build.next);
+    if (reuse) build.prev = prev;
+  }
+  return storeEdge(b, build, 0, entries.length, 0);
 }
 
-function storeEdge<X, Y>(b: Builder, entries: Keyed<X, Y>[], n: number, depth: number, codec: HashmapCodec<X, Y>): Y | undefined {
+/** A child edge in its own cell, reused from the previous build when none of its entries changed. */
+function edgeCell<X, Y>(build: Build<X, Y>, lo: number, hi: number, depth: number): { cell: Cell; extra: Y | undefined } {
+  const key = build.next ? `${depth}:${build.keyed[lo]!.bits}:${build.keyed[hi - 1]!.bits}:${hi - lo}` : '';
+  if (build.prev && build.changed![hi] === build.changed![lo]) {
+    const hit = build.prev.get(key);
+    if (hit) {
+      build.next!.set(key, hit);
+      return hit;
+    }
+  }
+  const b = beginCell();
+  const extra = storeEdge(b, build, lo, hi, depth);
+  const made = { cell: b.endCell(), extra };
+  build.next?.set(key, made);
+  return made;
+}
+
+function storeEdge<X, Y>(b: Builder, build: Build<X, Y>, lo: number, hi: number, depth: number): Y | undefined {
+  const { keyed, n, codec } = build;
   const m = n - depth;
-  const first = entries[0]!.bits;
-  const last = entries[entries.length - 1]!.bits;
+  const first = keyed[lo]!.bits;
+  const last = keyed[hi - 1]!.bits;
   let len = 0;
-  if (entries.length === 1) len = m;
+  if (hi - lo === 1) len = m;
   else while (first[depth + len] === last[depth + len]) len++;
   storeLabel(b, first.slice(depth, depth + len), m);
   if (len === m) {
-    const leaf = entries[0]!.entry;
+    const leaf = keyed[lo]!.entry;
     if (codec.extra) codec.extra.store(leaf.extra as Y, b);
     codec.storeValue(leaf.value, b);
     return leaf.extra;
   }
   const at = depth + len;
-  const split = entries.findIndex((e) => e.bits[at] === '1');
-  const left = beginCell();
-  const right = beginCell();
-  const l = storeEdge(left, entries.slice(0, split), n, at + 1, codec);
-  const r = storeEdge(right, entries.slice(split), n, at + 1, codec);
-  b.storeRef(left.endCell()).storeRef(right.endCell());
+  let split = lo;
+  while (keyed[split]!.bits[at] === '0') split++;
+  const left = edgeCell(build, lo, split, at + 1);
+  const right = edgeCell(build, split, hi, at + 1);
+  b.storeRef(left.cell).storeRef(right.cell);
   if (!codec.extra) return undefined;
-  const sum = codec.extra.sum(l as Y, r as Y);
+  const sum = codec.extra.sum(left.extra as Y, right.extra as Y);
   codec.extra.store(sum, b);
   return sum;
 }
@@ -119,6 +193,7 @@ export function storeHashmapAugE<X, Y>(
   n: number,
   codec: Required<HashmapCodec<X, Y>>,
   empty: Y,
+  cache?: HashmapCache<Y>,
 ): Y {
   if (entries.length === 0) {
     b.storeBit(0);
@@ -126,7 +201,7 @@ export function storeHashmapAugE<X, Y>(
     return empty;
   }
   const root = beginCell();
-  const total = storeHashmap(root, sortByKey(entries), n, codec) as Y;
+  const total = storeHashmap(root, sortByKey(entries), n, codec, cache) as Y;
   b.storeBit(1).storeRef(root.endCell());
   codec.extra.store(total, b);
   return total;

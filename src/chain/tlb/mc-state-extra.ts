@@ -9,7 +9,7 @@
 import { beginCell, type Builder, type Cell, type Slice } from '@ton/core';
 import { loadRawCurrency, storeRawCurrency, type RawCurrency } from './currency.js';
 import { loadExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
-import { loadHashmapAugE, storeHashmapAugE, type HashmapCodec } from './hashmap.js';
+import { loadHashmapAugE, storeHashmapAugE, type HashmapCache, type HashmapCodec } from './hashmap.js';
 import { loadConfigParams, storeConfigParams, type ConfigParams } from './mc-block-extra.js';
 import { loadShardHashes, storeShardHashes, type ShardHashes } from './shard-descr.js';
 
@@ -63,11 +63,11 @@ const oldMcBlockCodec: Required<HashmapCodec<OldMcBlock, KeyMaxLt>> = {
   extra: keyMaxLt,
 };
 
-/** OldMcBlocksInfo for these blocks (each keyed by its seqno). */
-export function buildOldMcBlocks(blocks: OldMcBlock[]): OldMcBlocksInfo {
+/** OldMcBlocksInfo for these blocks (each keyed by its seqno); a cache reuses unchanged subtrees. */
+export function buildOldMcBlocks(blocks: OldMcBlock[], cache?: HashmapCache<KeyMaxLt>): OldMcBlocksInfo {
   const b = beginCell();
   const entries = blocks.map((v) => ({ key: BigInt(v.ref.seqno), value: v, extra: { key: v.key, maxEndLt: v.ref.endLt } }));
-  const total = storeHashmapAugE(b, entries, 32, oldMcBlockCodec, { key: false, maxEndLt: 0n });
+  const total = storeHashmapAugE(b, entries, 32, oldMcBlockCodec, { key: false, maxEndLt: 0n }, cache);
   const s = b.endCell().beginParse();
   return { root: s.loadBit() ? s.loadRef() : null, total };
 }

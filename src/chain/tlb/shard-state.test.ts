@@ -5,7 +5,8 @@ import { beginCell, Cell, type Builder } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { buildOldMcBlocks, loadMcStateExtra, loadOldMcBlocks, storeMcStateExtra } from './mc-state-extra.js';
 import { shardTreeLeaves } from './shard-descr.js';
-import { loadShardAccounts, loadShardStateUnsplit, storeShardAccounts, storeShardStateUnsplit } from './shard-state.js';
+import { HashmapCache } from './hashmap.js';
+import { loadShardAccounts, loadShardStateUnsplit, storeShardAccounts, storeShardStateUnsplit, type DepthBalance } from './shard-state.js';
 
 const dir = new URL('../../../test/fixtures/mainnet/proofs/', import.meta.url);
 /** The proven cell of each root of a proof BoC (the Merkle proof's ref). */
@@ -46,6 +47,27 @@ describe('ShardStateUnsplit and McStateExtra round-trip real states', () => {
     expect(back.map((e) => e.address)).toEqual([3n, 7n, 1n << 255n, (1n << 255n) + 1n]);
     expect(back.map((e) => e.balance.coins)).toEqual([100n, 300n, 200n, 400n]);
     expect(hex(storeShardAccounts(back).cell)).toBe(hex(cell));
+  });
+
+  it('ShardAccounts with a cache: the same cell as a full build after changes, additions and removals', () => {
+    const account = beginCell().storeBit(0).endCell();
+    const entry = (address: bigint, coins: bigint) => ({ address, account, lastTransHash: Buffer.alloc(32), lastTransLt: coins, splitDepth: 0, balance: { coins } });
+    const cache = new HashmapCache<DepthBalance>();
+    let entries = Array.from({ length: 40 }, (_, i) => entry(BigInt(i) * 0x0123456789abcdefn << 180n, BigInt(i)));
+    const rounds = [
+      (e: typeof entries) => e.map((x, i) => (i === 7 ? entry(x.address, 1000n) : x)), // one changed
+      (e: typeof entries) => [...e, entry(5n, 5n), entry((1n << 256n) - 1n, 9n)], // two added
+      (e: typeof entries) => e.filter((_, i) => i !== 3), // one removed
+      (e: typeof entries) => e, // nothing changed
+    ];
+    expect(hex(storeShardAccounts(entries, cache).cell)).toBe(hex(storeShardAccounts(entries).cell));
+    for (const round of rounds) {
+      entries = round(entries);
+      expect(hex(storeShardAccounts(entries, cache).cell)).toBe(hex(storeShardAccounts(entries).cell));
+    }
+    // Unchanged subtrees are the very cells of the previous build.
+    const before = storeShardAccounts(entries, cache).cell;
+    expect(storeShardAccounts(entries, cache).cell.refs[0]!.refs[0]).toBe(before.refs[0]!.refs[0]);
   });
 
   it('OldMcBlocksInfo: built entries load back; the total marks key blocks and the max end lt', () => {

@@ -15,7 +15,7 @@ import {
 } from '@ton/core';
 import { addCurrency, loadRawCurrency, storeRawCurrency, ZERO, type RawCurrency } from './currency.js';
 import { loadExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
-import { loadHashmapAugE, storeHashmapAugE, type HashmapCodec } from './hashmap.js';
+import { loadHashmapAugE, storeHashmapAugE, type HashmapCache, type HashmapCodec } from './hashmap.js';
 
 export const SHARD_STATE_TAG = 0x9023afe2;
 export const SPLIT_STATE_TAG = 0x5f327da5;
@@ -100,7 +100,7 @@ export interface ShardAccountEntry {
   balance: CurrencyCollection;
 }
 
-interface DepthBalance {
+export interface DepthBalance {
   splitDepth: number;
   balance: CurrencyCollection;
 }
@@ -116,11 +116,14 @@ const shardAccountCodec: Required<HashmapCodec<ShardAccountEntry, DepthBalance>>
   extra: depthBalance,
 };
 
-/** The ShardAccounts cell for these accounts; returns it with the total balance. */
-export function storeShardAccounts(entries: ShardAccountEntry[]): { cell: Cell; total: CurrencyCollection } {
+/**
+ * The ShardAccounts cell for these accounts; returns it with the total balance. With a cache, subtrees of
+ * unchanged entries (the same objects as in the last call) are reused.
+ */
+export function storeShardAccounts(entries: ShardAccountEntry[], cache?: HashmapCache<DepthBalance>): { cell: Cell; total: CurrencyCollection } {
   const b = beginCell();
   const extras = entries.map((a) => ({ key: a.address, value: a, extra: { splitDepth: a.splitDepth, balance: a.balance } }));
-  const total = storeHashmapAugE(b, extras, 256, shardAccountCodec, { splitDepth: 0, balance: ZERO });
+  const total = storeHashmapAugE(b, extras, 256, shardAccountCodec, { splitDepth: 0, balance: ZERO }, cache);
   return { cell: b.endCell(), total: total.balance };
 }
 
