@@ -97,7 +97,7 @@ describe('SyntheticChain', () => {
     }
   });
 
-  it('the state update moves from the parent state to the new ShardStateUnsplit; merges start from split_state', () => {
+  it('the state update moves from the parent state to the new ShardStateUnsplit (merges: from split_state); value flows add up', () => {
     const states = new Map<string, Cell>();
     for (const b of shardBlocks) states.set(b.id.rootHash, b.state);
     for (const b of shardBlocks) {
@@ -112,6 +112,10 @@ describe('SyntheticChain', () => {
       }
       const state = loadShardStateUnsplit(b.state.beginParse());
       expect(state.seqno).toBe(b.id.seqno);
+      // Value flow: what came in from the parent state(s) plus this block's transfers is what the state holds.
+      const credited = decodeBlock(b.boc).transactions.reduce((sum, t) => sum + t.inMessage!.value, 0n);
+      expect(b.block.valueFlow.toNextBlk.coins - b.block.valueFlow.fromPrevBlk.coins).toBe(credited);
+      expect(state.totalBalance.coins).toBe(b.block.valueFlow.toNextBlk.coins);
       for (const a of loadShardAccounts(state.accounts)) {
         expect(childShardsContain(b.id.shard, a.address)).toBe(true);
       }

@@ -2,46 +2,22 @@
 // step — transfers or raw transactions into shards, splits, merges, gaps, key blocks — for the follower, the
 // fake liteserver and the devnet. Every block links to its parents by prev_ref with their real hashes.
 import { createHash } from 'node:crypto';
-import { Address, beginCell, type Cell, type CurrencyCollection } from '@ton/core';
+import { Address, beginCell, type Cell } from '@ton/core';
 import type { BlockId } from '../model.js';
-import type { BlkPrevInfo } from '../tlb/block-info.js';
-import { ZERO } from '../tlb/currency.js';
 import type { ExtBlkRef } from '../tlb/ext-blk-ref.js';
 import { HashmapCache, storeHashmap } from '../tlb/hashmap.js';
 import { NO_SHARD_FEES } from '../tlb/mc-block-extra.js';
 import { buildOldMcBlocks, storeMcStateExtra, type KeyMaxLt, type OldMcBlock } from '../tlb/mc-state-extra.js';
-import type { ShardDescr, ShardTree } from '../tlb/shard-descr.js';
-import { splitStateCell, type DepthBalance, type ShardAccountEntry } from '../tlb/shard-state.js';
+import type { ShardAccountEntry } from '../tlb/shard-state.js';
 import { buildBlock, MASTERCHAIN, type BuiltBlock } from './build.js';
-import { childShards, FULL_SHARD, parentShard, parseShard, shardContains, shardHex, siblingShard } from './shard.js';
+import { FULL_SHARD, parseShard, shardContains, shardHex, siblingShard } from './shard.js';
+import { chainFrom, shardTreeOf, splitAndMerge, type ShardChain } from './shard-chain.js';
 import { newAccount, shardAccountEntry, transferTransaction, type SyntheticAccount, type Transfer } from './transfer.js';
 import { zeroState, type ChainTop } from './zero-state.js';
 
 export const BASECHAIN = 0;
 /** Blocks start at multiples of this lt, leaving room as real collators do. */
 export const LT_STEP = 1_000_000n;
-
-type Pending = { kind: 'transfer'; transfer: Transfer } | { kind: 'raw'; cell: Cell; account: ShardAccountEntry };
-
-/** One shard chain (or the masterchain): its top and what its next block must say. */
-interface ShardChain {
-  workchain: number;
-  shard: bigint;
-  top: ChainTop;
-  /** How the next block links back: its own top, a split parent, or two merged siblings. */
-  prev: BlkPrevInfo;
-  prevState: Cell;
-  prevBalance: CurrencyCollection;
-  nextSeqno: number;
-  afterSplit: boolean;
-  accounts: Map<bigint, ShardAccountEntry>;
-  accountsCache: HashmapCache<DepthBalance>;
-  pending: Pending[];
-  split: boolean;
-  merge: boolean;
-  /** The next masterchain block must carry a new block of this chain (after a split or merge). */
-  due: boolean;
-}
 
 export interface SyntheticChainOptions {
   globalId?: number;
@@ -163,7 +139,7 @@ export class SyntheticChain {
       if (!keyBlock) throw new Error('only a key block changes the config');
       this.config = options.config;
     }
-    const shardHashes = new Map([[BASECHAIN, this.shardTree(FULL_SHARD, seqno)]]);
+    const shardHashes = new Map([[BASECHAIN, shardTreeOf(this.shards, FULL_SHARD, seqno)]]);
     const built = this.make(this.master, {
       keyBlock,
       mcBlockExtra: {
@@ -179,7 +155,7 @@ export class SyntheticChain {
     }
     const step = { masterchain: built, shardBlocks: this.made };
     this.made = [];
-    this.applySplitsAndMerges();
+    this.shards = splitAndMerge(this.shards);
     return step;
   }
 
@@ -270,43 +246,7 @@ export class SyntheticChain {
     return built;
   }
 
-  /** The BinTree of ShardDescr for the shards at or under `shard`. */
-  private shardTree(shard: bigint, mcSeqno: number): ShardTree {
-    const chain = this.shards.find((s) => s.shard === shard);
-    if (chain) return { leaf: descr(chain, mcSeqno) };
-    const [left, right] = childShards(shard);
-    return { left: this.shardTree(left, mcSeqno), right: this.shardTree(right, mcSeqno) };
-  }
-
-  private applySplitsAndMerges(): void {
-    const next: ShardChain[] = [];
-    for (const chain of this.shards) {
-      if (chain.split) {
-        for (const half of childShards(chain.shard)) {
-          const accounts = new Map([...chain.accounts].filter(([address]) => shardContains(half, address)));
-          next.push({ ...chainFrom(BASECHAIN, half, chain.top, accounts), nextSeqno: chain.nextSeqno, afterSplit: true, due: true });
-        }
-        continue;
-      }
-      if (chain.merge) {
-        const parent = parentShard(chain.shard);
-        if (next.some((s) => s.shard === parent)) continue;
-        const [left, right] = childShards(parent).map((id) => this.shardChain(id));
-        const merged = chainFrom(BASECHAIN, parent, left!.top, new Map([...left!.accounts, ...right!.accounts]));
-        merged.prev = { kind: 'prev_blks_info', prev1: left!.top.ref, prev2: right!.top.ref };
-        merged.prevState = splitStateCell(left!.top.state, right!.top.state);
-        merged.prevBalance = { coins: left!.top.balance.coins + right!.top.balance.coins };
-        merged.nextSeqno = Math.max(left!.top.ref.seqno, right!.top.ref.seqno) + 1;
-        merged.due = true;
-        next.push(merged);
-        continue;
-      }
-      next.push(chain);
-    }
-    this.shards = next;
-  }
-
-  private stateExtra(seqno: number, shardHashes = new Map([[BASECHAIN, this.shardTree(FULL_SHARD, seqno)]]), keyBlock = seqno === 0): Cell {
+  private stateExtra(seqno: number, shardHashes = new Map([[BASECHAIN, shardTreeOf(this.shards, FULL_SHARD, seqno)]]), keyBlock = seqno === 0): Cell {
     return beginCell()
       .store(
         storeMcStateExtra({
@@ -342,32 +282,6 @@ export class SyntheticChain {
   tops(): BlockId[] {
     return this.shards.map((s) => ({ workchain: BASECHAIN, shard: shardHex(s.shard), seqno: s.top.ref.seqno, rootHash: s.top.ref.rootHash.toString('hex'), fileHash: s.top.ref.fileHash.toString('hex') }));
   }
-}
-
-function chainFrom(workchain: number, shard: bigint, top: ChainTop, accounts: Map<bigint, ShardAccountEntry>): ShardChain {
-  return {
-    workchain, shard, top, accounts,
-    accountsCache: new HashmapCache(),
-    prev: { kind: 'prev_blk_info', prev: top.ref },
-    prevState: top.state,
-    prevBalance: top.balance,
-    nextSeqno: top.ref.seqno + 1,
-    afterSplit: false,
-    pending: [],
-    split: false,
-    merge: false,
-    due: false,
-  };
-}
-
-function descr(chain: ShardChain, mcSeqno: number): ShardDescr {
-  const t = chain.top;
-  return {
-    format: 'new', seqno: t.ref.seqno, regMcSeqno: Math.min(t.regMcSeqno, mcSeqno), startLt: t.startLt, endLt: t.ref.endLt,
-    rootHash: t.ref.rootHash, fileHash: t.ref.fileHash, beforeSplit: chain.split, beforeMerge: chain.merge,
-    wantSplit: chain.split, wantMerge: chain.merge, nxCcUpdated: false, nextCatchainSeqno: 0, nextValidatorShard: chain.shard,
-    minRefMcSeqno: t.minRefMcSeqno, genUtime: t.genUtime, splitMergeAt: { kind: 'none' }, feesCollected: ZERO, fundsCreated: ZERO,
-  };
 }
 
 /** `transaction$0111 account_addr:bits256 lt:uint64 …` */
