@@ -1,12 +1,12 @@
 // Round trips of the state storers on real mainnet state proofs (test/fixtures/mainnet/proofs): the parts a
 // proof prunes stay cells, so load → store gives the same hash as the proven state.
 import { readFileSync } from 'node:fs';
-import { beginCell, Cell, type Builder } from '@ton/core';
+import { Address, beginCell, Cell, storeAccount, type Builder } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { buildOldMcBlocks, loadMcStateExtra, loadOldMcBlocks, storeMcStateExtra } from './mc-state-extra.js';
 import { shardTreeLeaves } from './shard-descr.js';
 import { HashmapCache } from './hashmap.js';
-import { loadShardAccounts, loadShardStateUnsplit, storeShardAccounts, storeShardStateUnsplit, type DepthBalance } from './shard-state.js';
+import { loadShardAccounts, loadShardStateUnsplit, shardAccountEntryOf, storeShardAccounts, storeShardStateUnsplit, type DepthBalance } from './shard-state.js';
 
 const dir = new URL('../../../test/fixtures/mainnet/proofs/', import.meta.url);
 /** The proven cell of each root of a proof BoC (the Merkle proof's ref). */
@@ -68,6 +68,23 @@ describe('ShardStateUnsplit and McStateExtra round-trip real states', () => {
     // Unchanged subtrees are the very cells of the previous build.
     const before = storeShardAccounts(entries, cache).cell;
     expect(storeShardAccounts(entries, cache).cell.refs[0]!.refs[0]).toBe(before.refs[0]!.refs[0]);
+  });
+
+  it('shardAccountEntryOf keeps the Account cell and reads its balance', () => {
+    const addr = Address.parseRaw(`0:${'ab'.repeat(32)}`);
+    const account = beginCell()
+      .store(storeAccount({
+        addr,
+        storageStats: { used: { cells: 1n, bits: 8n }, storageExtra: null, lastPaid: 1, duePayment: null },
+        storage: { lastTransLt: 7n, balance: { coins: 5873792469n }, state: { type: 'uninit' } },
+      }))
+      .endCell();
+    const shardAccount = beginCell().storeRef(account).storeBuffer(Buffer.alloc(32, 1)).storeUint(6n, 64).endCell();
+    const entry = shardAccountEntryOf(42n, shardAccount);
+    expect(entry).toMatchObject({ address: 42n, lastTransLt: 6n, balance: { coins: 5873792469n } });
+    expect(entry.account).toBe(shardAccount.refs[0]);
+    const none = shardAccountEntryOf(43n, beginCell().storeRef(beginCell().storeBit(0)).storeBuffer(Buffer.alloc(32)).storeUint(0, 64).endCell());
+    expect(none.balance.coins).toBe(0n);
   });
 
   it('OldMcBlocksInfo: built entries load back; the total marks key blocks and the max end lt', () => {

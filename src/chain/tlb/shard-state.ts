@@ -10,7 +10,7 @@
 //   account_descr$_ account:^Account last_trans_hash:bits256 last_trans_lt:uint64 = ShardAccount
 // Parts a state proof may prune (queue, accounts, libraries, McStateExtra) are kept as cells.
 import {
-  beginCell, loadCurrencyCollection, loadShardIdent, storeCurrencyCollection, storeShardIdent,
+  beginCell, loadAccount, loadCurrencyCollection, loadShardIdent, storeCurrencyCollection, storeShardIdent,
   type Builder, type Cell, type CurrencyCollection, type ShardIdent, type Slice,
 } from '@ton/core';
 import { addCurrency, loadRawCurrency, storeRawCurrency, ZERO, type RawCurrency } from './currency.js';
@@ -125,6 +125,20 @@ export function storeShardAccounts(entries: ShardAccountEntry[], cache?: Hashmap
   const extras = entries.map((a) => ({ key: a.address, value: a, extra: { splitDepth: a.splitDepth, balance: a.balance } }));
   const total = storeHashmapAugE(b, extras, 256, shardAccountCodec, { splitDepth: 0, balance: ZERO }, cache);
   return { cell: b.endCell(), total: total.balance };
+}
+
+/**
+ * The entry of an account from its `ShardAccount` cell (what an emulator returns): the Account cell is kept
+ * as it is, the balance read from it with @ton/core's loadAccount (the current Account layout, with
+ * storage_extra; older mainnet accounts differ).
+ */
+export function shardAccountEntryOf(address: bigint, shardAccount: Cell): ShardAccountEntry {
+  const s = shardAccount.beginParse();
+  const account = s.loadRef();
+  const lastTransHash = s.loadBuffer(32);
+  const lastTransLt = s.loadUintBig(64);
+  const balance = account.beginParse().preloadBit() ? loadAccount(account.beginParse()).storage.balance : ZERO;
+  return { address, account, lastTransHash, lastTransLt, splitDepth: 0, balance };
 }
 
 export function loadShardAccounts(cell: Cell): ShardAccountEntry[] {
