@@ -1,6 +1,6 @@
 // buildBlock and merkleUpdate on their own: the devnet's path (ready Transaction cells with their accounts),
 // and a state update that carries only what changed.
-import { beginCell, Cell } from '@ton/core';
+import { Address, beginCell, Cell } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { decodeBlock } from '../decode/index.js';
 import { loadShardAccounts, loadShardStateUnsplit } from '../tlb/shard-state.js';
@@ -52,6 +52,17 @@ describe('SyntheticChain.addTransaction (ready transactions, as the devnet has t
     expect(accounts).toHaveLength(1);
     expect(accounts[0]!.account.hash().equals(made.account.cell.hash())).toBe(true);
     expect(accounts[0]!.balance.coins).toBe(42n);
+  });
+
+  it('a transfer to a masterchain account lands in the masterchain block', () => {
+    const chain = new SyntheticChain();
+    const to = Address.parseRaw(`-1:${'33'.repeat(32)}`);
+    expect(chain.transfer({ from: chain.addressIn('8000000000000000', 1), to, amount: 7n })).toBe('8000000000000000');
+    const step = chain.nextMasterchainBlock();
+    expect(step.shardBlocks).toHaveLength(0);
+    const decoded = decodeBlock(step.masterchain.boc);
+    expect(decoded.transactions.map((t) => [t.account, t.inMessage!.value, t.mcSeqno])).toEqual([[to.toRawString(), 7n, 1]]);
+    expect(decoded.header.startLt).toBeGreaterThan(0n);
   });
 
   it('an update of a state with many accounts prunes the accounts a block did not touch', () => {

@@ -180,7 +180,7 @@ export class SyntheticChain {
   }
 
   private make(chain: ShardChain, mc: Partial<Parameters<typeof buildBlock>[0]> = {}): BuiltBlock {
-    const startLt = ((this.nextLt + LT_STEP - 1n) / LT_STEP) * LT_STEP;
+    const startLt = ((this.nextLt + LT_STEP) / LT_STEP) * LT_STEP; // above every lt made so far
     let lt = startLt;
     const transactions: Cell[] = [];
     for (const item of chain.pending) {
