@@ -18,6 +18,7 @@ import { decodeUtf8, readSnakeBytes } from './text.js';
 
 /** Decodes a body cell. */
 export function decodeBody(body: Cell): DecodedBody {
+  if (body.isExotic) return { kind: 'unknown', reason: 'body is an exotic (pruned or library) cell' };
   let r: CellReader;
   try {
     r = new CellReader(body);
