@@ -18,7 +18,8 @@ export function withBits(cell: Cell, bits: Cell['bits']): Cell {
   return rebuild(cell, bits, cell.refs);
 }
 
-function rebuild(cell: Cell, bits: Cell['bits'], refs: Cell[]): Cell {
+/** A cell of `cell`'s type with these bits and references (for changes that touch both at once). */
+export function rebuild(cell: Cell, bits: Cell['bits'], refs: Cell[]): Cell {
   const b = beginCell().storeBits(bits);
   for (const r of refs) b.storeRef(r);
   return b.endCell({ exotic: cell.isExotic && cell.type !== CellType.Ordinary });
@@ -44,12 +45,16 @@ export function cellAt(root: Cell, path: number[]): Cell {
   return c;
 }
 
-/** Flips bit `bit` of `cell`'s data (a pruned branch's stored hash, a stored value). */
-export function flipBit(cell: Cell, bit: number): Cell {
+/** `cell`'s data bits with bit `bit` flipped. */
+export function flippedBits(cell: Cell, bit: number): Cell['bits'] {
   const b = beginCell();
   for (let i = 0; i < cell.bits.length; i++) b.storeBit(i === bit ? !cell.bits.at(i) : cell.bits.at(i));
-  for (const r of cell.refs) b.storeRef(r);
-  return b.endCell({ exotic: cell.isExotic });
+  return b.endCell().bits;
+}
+
+/** Flips bit `bit` of `cell`'s data (a pruned branch's stored hash, a stored value). */
+export function flipBit(cell: Cell, bit: number): Cell {
+  return rebuild(cell, flippedBits(cell, bit), cell.refs);
 }
 
 /** Proof of `cell` keeping only the cells `keep` accepts (and their ancestors); every other reference is pruned. */
