@@ -4,7 +4,7 @@
 // The synthetic-chain builder and the devnet sign key blocks with these; nothing here is for real keys.
 import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { beginCell, Dictionary, type Cell } from '@ton/core';
-import type { BlockId } from '../../model.js';
+import type { BlockIdExt, Signature, SignatureSet } from '../tl/lite-types.js';
 import type { CatchainConfig, ValidatorDescr } from '../trust/config-params.js';
 import {
   blockIdPayload,
@@ -13,7 +13,6 @@ import {
   serializeCandidate,
   type CandidateHashData,
 } from '../trust/payloads.js';
-import type { BlockSignature, SignatureSet } from '../trust/signatures.js';
 import { groupOf, validatorSetHash } from '../trust/validators.js';
 
 /** DER prefix of an ed25519 PKCS#8 private key around its 32-byte seed. */
@@ -120,13 +119,14 @@ export function groupHash(ccSeqno: number, ordered: readonly TestValidator[]): n
   return validatorSetHash(ccSeqno, descriptorsOf(ordered));
 }
 
-function signAll(signers: readonly TestValidator[], data: Buffer): BlockSignature[] {
-  return signers.map((v) => ({ nodeId: v.nodeId, signature: sign(null, data, v.privateKey) }));
+function signAll(signers: readonly TestValidator[], data: Buffer): Signature[] {
+  return signers.map((v) => ({ nodeIdShort: Buffer.from(v.nodeId, 'hex'), signature: sign(null, data, v.privateKey) }));
 }
 
 /** An ordinary (catchain) signature set: each signer signs TL `ton.blockId{root_hash, file_hash}`. */
-export function signOrdinary(block: BlockId, signers: readonly TestValidator[], ccSeqno: number, setHash: number): SignatureSet {
-  return { kind: 'ordinary', ccSeqno, validatorSetHash: setHash, signatures: signAll(signers, blockIdPayload(block)) };
+export function signOrdinary(block: BlockIdExt, signers: readonly TestValidator[], ccSeqno: number, setHash: number): SignatureSet {
+  // TL carries both as signed ints.
+  return { kind: 'ordinary', catchainSeqno: ccSeqno | 0, validatorSetHash: setHash | 0, signatures: signAll(signers, blockIdPayload(block)) };
 }
 
 export interface SimplexVote {
@@ -138,7 +138,7 @@ export interface SimplexVote {
 
 /** A simplex signature set: each signer signs the finalize vote for the candidate, in the session. */
 export function signSimplex(
-  block: BlockId,
+  block: BlockIdExt,
   signers: readonly TestValidator[],
   ccSeqno: number,
   setHash: number,
@@ -150,11 +150,11 @@ export function signSimplex(
   const data = finalizeVotePayload(vote.sessionId, vote.slot, candidate);
   return {
     kind: 'simplex',
-    ccSeqno,
-    validatorSetHash: setHash,
+    ccSeqno: ccSeqno | 0,
+    validatorSetHash: setHash | 0,
     signatures: signAll(signers, data),
     sessionId: vote.sessionId,
-    slot: vote.slot,
+    slot: vote.slot | 0,
     candidate,
   };
 }

@@ -5,7 +5,8 @@ import type { Cell } from '@ton/core';
 import { forEachKeyedLeaf } from '../../decode/hashmap.js';
 import type { CellReader } from '../../decode/reader.js';
 import { ProofError, proofRead } from './errors.js';
-import { lookupHashmap, provenReader, provenValue } from './merkle.js';
+import { lookupHashmap, provenReader } from './merkle.js';
+import { mcStateExtraOf, provenConfigParam, readShardState } from './state.js';
 
 /** One `ValidatorDescr`, with its key in the `list` dictionary. */
 export interface ValidatorDescr {
@@ -116,32 +117,14 @@ export function configOfKeyBlock(block: Cell): Cell {
   });
 }
 
-/** The config dictionary of a masterchain state: `ShardStateUnsplit.custom → McStateExtra.config`. */
+/** The config dictionary of a proven masterchain state: `ShardStateUnsplit.custom → McStateExtra.config`. */
 export function configOfMasterchainState(state: Cell): Cell {
   const check = 'config.state';
-  return proofRead(check, () => {
-    const s = provenReader(state, check);
-    if (s.uint(32) !== 0x9023afe2) throw new ProofError(check, 'malformed', 'not a ShardStateUnsplit (tag 9023afe2)');
-    s.skip(32 + 104 + 32 + 32 + 32 + 64 + 32);
-    s.ref(); // out_msg_queue_info
-    s.skip(1); // before_split
-    s.ref(); // accounts
-    s.ref(); // ^[ balances, libraries, master_ref ]
-    const custom = s.maybeRef();
-    if (!custom) throw new ProofError(check, 'malformed', 'state has no McStateExtra (not a masterchain state)');
-    const mc = provenReader(custom, check);
-    if (mc.uint(16) !== 0xcc26) throw new ProofError(check, 'malformed', 'not a McStateExtra (tag cc26)');
-    mc.skipMaybeRef(); // shard_hashes
-    return readConfigParams(mc);
-  });
+  return mcStateExtraOf(readShardState(state, check), check).configParams;
 }
 
 /** The cell of config param `index`, or null when the proof shows it absent; pruned is `not-proven`. */
-export function configParam(config: Cell, index: number): Cell | null {
-  const check = `config.param${index}`;
-  const value = provenValue(lookupHashmap(config, 32, BigInt(index), check), check, `config param ${index}`);
-  return value ? proofRead(check, () => value.ref()) : null;
-}
+export const configParam = provenConfigParam;
 
 function requireParam(config: Cell, index: number): Cell {
   const cell = configParam(config, index);

@@ -2,8 +2,8 @@
 // the ordinary block signature payload, the simplex finalize vote, the node id of a validator key and
 // the validator-set hash. Ids come from their declarations (a test checks them against the known values).
 import { createHash } from 'node:crypto';
-import type { BlockId } from '../../model.js';
-import { TLError, tlId, TLReader, tlWrite, type TLWriter } from '../tl/codec.js';
+import { TLError, tlId, TLReader, tlWrite } from '../tl/codec.js';
+import { readBlockIdExt, writeBlockIdExt, type BlockIdExt } from '../tl/lite-types.js';
 
 export const TON_BLOCK_ID = tlId('ton.blockId root_cell_hash:int256 file_hash:int256 = ton.BlockId');
 export const PUB_ED25519 = tlId('pub.ed25519 key:int256 = PublicKey');
@@ -26,15 +26,9 @@ export const FINALIZE_VOTE = tlId(
 );
 export const DATA_TO_SIGN = tlId('consensus.dataToSign session_id:int256 data:bytes = consensus.DataToSign');
 
-const hex32 = (h: string): Buffer => {
-  const b = Buffer.from(h, 'hex');
-  if (b.length !== 32) throw new TLError(`expected a 32-byte hash, got ${h}`);
-  return b;
-};
-
 /** Ordinary (catchain) signed bytes: boxed `ton.blockId{root_hash, file_hash}`. */
-export function blockIdPayload(block: Pick<BlockId, 'rootHash' | 'fileHash'>): Buffer {
-  return tlWrite((w) => w.id(TON_BLOCK_ID).int256(hex32(block.rootHash)).int256(hex32(block.fileHash)));
+export function blockIdPayload(block: Pick<BlockIdExt, 'rootHash' | 'fileHash'>): Buffer {
+  return tlWrite((w) => w.id(TON_BLOCK_ID).int256(block.rootHash).int256(block.fileHash));
 }
 
 /** A validator's node id (short id): sha256 of boxed `pub.ed25519{key}`; signatures name signers by it. */
@@ -59,23 +53,6 @@ export function validatorSetHashPayload(ccSeqno: number, validators: readonly Ha
   );
 }
 
-/** `tonNode.blockIdExt` (bare): workchain, shard as a signed long, seqno, root and file hash. */
-export function writeBlockIdExt(w: TLWriter, id: BlockId): TLWriter {
-  return w
-    .int32(id.workchain)
-    .int64(BigInt.asIntN(64, BigInt('0x' + id.shard)))
-    .int32(id.seqno)
-    .int256(hex32(id.rootHash))
-    .int256(hex32(id.fileHash));
-}
-
-export function readBlockIdExt(r: TLReader): BlockId {
-  const workchain = r.int32();
-  const shard = BigInt.asUintN(64, r.int64()).toString(16).padStart(16, '0');
-  const seqno = r.uint32();
-  return { workchain, shard, seqno, rootHash: r.int256().toString('hex'), fileHash: r.int256().toString('hex') };
-}
-
 /** A simplex candidate id: the slot and sha256 of the serialized (boxed) candidate hash data. */
 export interface CandidateId {
   slot: number;
@@ -84,8 +61,8 @@ export interface CandidateId {
 
 /** `consensus.CandidateHashData`: what a simplex vote is about. `block` is the block it finalizes. */
 export type CandidateHashData =
-  | { kind: 'ordinary'; block: BlockId; collatedFileHash: Buffer; parent: CandidateId | null }
-  | { kind: 'empty'; block: BlockId; parent: CandidateId };
+  | { kind: 'ordinary'; block: BlockIdExt; collatedFileHash: Buffer; parent: CandidateId | null }
+  | { kind: 'empty'; block: BlockIdExt; parent: CandidateId };
 
 function readCandidateId(r: TLReader): CandidateId {
   return { slot: r.uint32(), hash: r.int256() };
@@ -120,11 +97,15 @@ export function parseCandidate(bytes: Uint8Array): CandidateHashData {
 export function serializeCandidate(c: CandidateHashData): Buffer {
   return tlWrite((w) => {
     if (c.kind === 'ordinary') {
-      writeBlockIdExt(w.id(CANDIDATE_HASH_DATA_ORDINARY), c.block).int256(c.collatedFileHash);
+      w.id(CANDIDATE_HASH_DATA_ORDINARY);
+      writeBlockIdExt(w, c.block);
+      w.int256(c.collatedFileHash);
       if (c.parent === null) w.id(CANDIDATE_WITHOUT_PARENTS);
-      else w.id(CANDIDATE_PARENT).id(CANDIDATE_ID).uint32(c.parent.slot).int256(c.parent.hash);
+      else w.id(CANDIDATE_PARENT).id(CANDIDATE_ID).uint32(c.parent.slot >>> 0).int256(c.parent.hash);
     } else {
-      writeBlockIdExt(w.id(CANDIDATE_HASH_DATA_EMPTY), c.block).uint32(c.parent.slot).int256(c.parent.hash);
+      w.id(CANDIDATE_HASH_DATA_EMPTY);
+      writeBlockIdExt(w, c.block);
+      w.uint32(c.parent.slot >>> 0).int256(c.parent.hash);
     }
   });
 }
@@ -135,6 +116,6 @@ export function serializeCandidate(c: CandidateHashData): Buffer {
  */
 export function finalizeVotePayload(sessionId: Uint8Array, slot: number, candidate: Uint8Array): Buffer {
   const hash = createHash('sha256').update(candidate).digest();
-  const vote = tlWrite((w) => w.id(FINALIZE_VOTE).id(CANDIDATE_ID).uint32(slot).int256(hash));
+  const vote = tlWrite((w) => w.id(FINALIZE_VOTE).id(CANDIDATE_ID).uint32(slot >>> 0).int256(hash));
   return tlWrite((w) => w.id(DATA_TO_SIGN).int256(sessionId).bytes(vote));
 }

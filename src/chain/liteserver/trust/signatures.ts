@@ -4,32 +4,19 @@
 // must be a supermajority (×3 > total ×2). Ordinary sets sign `ton.blockId`; simplex sets sign a finalize
 // vote over a candidate whose block must be the one the link claims.
 import { verify } from 'node:crypto';
-import type { BlockId } from '../../model.js';
 import { TLError } from '../tl/codec.js';
+import type { BlockIdExt, SignatureSet } from '../tl/lite-types.js';
+import type { TrustConfig } from './config-params.js';
 import { ProofError } from './errors.js';
 import { blockIdPayload, finalizeVotePayload, parseCandidate } from './payloads.js';
-import type { GroupMember, ValidatorGroup } from './validators.js';
+import { masterchainGroup, type GroupMember, type ValidatorGroup } from './validators.js';
 
-/** `liteServer.signature node_id_short:int256 signature:bytes`. */
-export interface BlockSignature {
-  /** Signer's node id (sha256 of its `pub.ed25519` key), hex. */
-  nodeId: string;
-  signature: Buffer;
+export type { SignatureSet } from '../tl/lite-types.js';
+
+/** The catchain session a signature set names (the two TL constructors spell the field differently). */
+export function ccSeqnoOf(set: SignatureSet): number {
+  return (set.kind === 'ordinary' ? set.catchainSeqno : set.ccSeqno) >>> 0;
 }
-
-/** `liteServer.signatureSet.ordinary` / `liteServer.signatureSet.simplex`. */
-export type SignatureSet =
-  | { kind: 'ordinary'; ccSeqno: number; validatorSetHash: number; signatures: BlockSignature[] }
-  | {
-      kind: 'simplex';
-      ccSeqno: number;
-      validatorSetHash: number;
-      signatures: BlockSignature[];
-      sessionId: Buffer;
-      slot: number;
-      /** Serialized boxed `consensus.CandidateHashData`. */
-      candidate: Buffer;
-    };
 
 /** What the target block's proven header says about who signed it. */
 export interface SignedHeader {
@@ -47,20 +34,21 @@ function fail(check: string, detail: string): never {
   throw new ProofError(`signatures.${check}`, 'mismatch', detail);
 }
 
-function sameBlock(a: BlockId, b: BlockId): boolean {
+function sameBlock(a: BlockIdExt, b: BlockIdExt): boolean {
   return (
     a.workchain === b.workchain &&
-    a.shard === b.shard &&
-    a.seqno === b.seqno &&
-    a.rootHash === b.rootHash.toLowerCase() &&
-    a.fileHash === b.fileHash.toLowerCase()
+    BigInt.asUintN(64, a.shard) === BigInt.asUintN(64, b.shard) &&
+    a.seqno >>> 0 === b.seqno >>> 0 &&
+    a.rootHash.equals(b.rootHash) &&
+    a.fileHash.equals(b.fileHash)
   );
 }
 
-const describe = (id: BlockId): string => `(${id.workchain},${id.shard},${id.seqno}):${id.rootHash.slice(0, 16)}…`;
+const describe = (id: BlockIdExt): string =>
+  `(${id.workchain},${BigInt.asUintN(64, id.shard).toString(16)},${id.seqno}):${id.rootHash.toString('hex').slice(0, 16)}…`;
 
 /** The bytes every signature of `set` must sign for `target`; a simplex candidate must name `target`. */
-export function signedBytes(target: BlockId, set: SignatureSet): Buffer {
+export function signedBytes(target: BlockIdExt, set: SignatureSet): Buffer {
   if (set.kind === 'ordinary') return blockIdPayload(target);
   let candidate;
   try {
@@ -82,13 +70,14 @@ export function signedBytes(target: BlockId, set: SignatureSet): Buffer {
  * `signatures.candidate`, `signatures.duplicate`, `signatures.signer`, `signatures.signature`, `signatures.weight`.
  */
 export function verifySignatureSet(
-  target: BlockId,
+  target: BlockIdExt,
   header: SignedHeader,
   set: SignatureSet,
   group: ValidatorGroup,
 ): SignatureReport {
-  if (set.ccSeqno !== header.genCatchainSeqno || group.ccSeqno !== header.genCatchainSeqno) {
-    fail('cc_seqno', `signature set cc_seqno ${set.ccSeqno}, header ${header.genCatchainSeqno}, validator group ${group.ccSeqno}`);
+  const ccSeqno = ccSeqnoOf(set);
+  if (ccSeqno !== header.genCatchainSeqno >>> 0 || group.ccSeqno >>> 0 !== header.genCatchainSeqno >>> 0) {
+    fail('cc_seqno', `signature set cc_seqno ${ccSeqno}, header ${header.genCatchainSeqno}, validator group ${group.ccSeqno}`);
   }
   if (set.validatorSetHash >>> 0 !== header.genValidatorListHashShort >>> 0 || group.hash !== header.genValidatorListHashShort >>> 0) {
     fail(
@@ -100,7 +89,7 @@ export function verifySignatureSet(
   const seen = new Set<string>();
   let signedWeight = 0n;
   for (const sig of set.signatures) {
-    const nodeId = sig.nodeId.toLowerCase();
+    const nodeId = sig.nodeIdShort.toString('hex');
     if (seen.has(nodeId)) fail('duplicate', `validator ${nodeId} signed twice`);
     seen.add(nodeId);
     const member: GroupMember | undefined = group.byNodeId.get(nodeId);
@@ -114,4 +103,18 @@ export function verifySignatureSet(
     fail('weight', `signed weight ${signedWeight} of ${group.totalWeight} is not more than 2/3`);
   }
   return { signers: seen.size, signedWeight, totalWeight: group.totalWeight };
+}
+
+/**
+ * The signature check of a forward link: the group is computed from the source key block's params 34 and
+ * 28 for the cc_seqno the target's proven header names, then `set` is verified against it.
+ */
+export function verifyBlockSignatures(
+  target: BlockIdExt,
+  header: SignedHeader,
+  config: Pick<TrustConfig, 'validators' | 'catchain'>,
+  set: SignatureSet,
+): SignatureReport {
+  const group = masterchainGroup(config.validators, config.catchain, header.genCatchainSeqno);
+  return verifySignatureSet(target, header, set, group);
 }
