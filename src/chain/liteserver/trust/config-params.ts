@@ -161,9 +161,14 @@ export function parseValidatorSet(cell: Cell, check = 'config.param34'): Validat
     const main = r.uint(16);
     if (main < 1 || main > total) throw new ProofError(check, 'malformed', `main ${main} is not within 1..total ${total}`);
     const declared = tag === 0x12 ? r.bigUint(64) : null;
-    const root = tag === 0x12 ? r.maybeRef() : r.ref();
     const list: ValidatorDescr[] = [];
-    if (root) forEachKeyedLeaf(provenReader(root, check), 16, (key, v) => list.push(readValidatorDescr(v, Number(key))));
+    const leaf = (key: bigint, v: CellReader) => list.push(readValidatorDescr(v, Number(key)));
+    if (tag === 0x11) {
+      forEachKeyedLeaf(r, 16, leaf); // Hashmap (not E): the root edge is inline
+    } else {
+      const root = r.maybeRef();
+      if (root) forEachKeyedLeaf(provenReader(root, check), 16, leaf);
+    }
     if (list.length !== total) throw new ProofError(check, 'malformed', `list holds ${list.length} validators, total says ${total}`);
     const sum = list.reduce((s, v) => s + v.weight, 0n);
     if (declared !== null && declared !== sum) {
