@@ -13,7 +13,7 @@ import {
   serializeCandidate,
   type CandidateHashData,
 } from '../trust/payloads.js';
-import { groupOf, validatorSetHash } from '../trust/validators.js';
+import { groupOf, mainValidators, validatorSetHash } from '../trust/validators.js';
 
 /** DER prefix of an ed25519 PKCS#8 private key around its 32-byte seed. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -157,6 +157,37 @@ export function signSimplex(
     slot: vote.slot | 0,
     candidate,
   };
+}
+
+export interface KeyBlockValidators {
+  /** Param 34's `main` (default: all). */
+  main?: number;
+  /** Param 28's `shuffle_mc_validators` (default true, as on mainnet and testnet). */
+  shuffle?: boolean;
+}
+
+/**
+ * Who signs masterchain blocks of session `ccSeqno` when a key block's param 34 lists `validators` and its
+ * param 28 says `shuffle` — the node's order — and the set hash headers and signature sets must carry.
+ */
+export function masterchainSigners(
+  validators: readonly TestValidator[],
+  ccSeqno: number,
+  opts: KeyBlockValidators = {},
+): { signers: TestValidator[]; setHash: number } {
+  const set = {
+    kind: 'validators_ext' as const,
+    utimeSince: 0,
+    utimeUntil: 0,
+    total: validators.length,
+    main: opts.main ?? validators.length,
+    totalWeight: validators.reduce((s, v) => s + v.weight, 0n),
+    list: descriptorsOf(validators),
+  };
+  const catchain = { kind: 'catchain_config_new' as const, shuffleMcValidators: opts.shuffle ?? true, mcCatchainLifetime: 0, shardCatchainLifetime: 0, shardValidatorsLifetime: 0, shardValidatorsNum: 0 };
+  const byIndex = new Map(validators.map((v) => [v.index, v]));
+  const signers = mainValidators(set, catchain, ccSeqno).map((d) => byIndex.get(d.index)!);
+  return { signers, setHash: groupHash(ccSeqno, signers) };
 }
 
 /** The group the trust module computes for these validators taken in this order (for assertions). */

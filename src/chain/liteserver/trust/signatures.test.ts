@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   catchainConfigCell,
   configDictCell,
+  masterchainSigners,
   signOrdinary,
   signSimplex,
   simplexConsensusConfigCell,
@@ -169,6 +170,10 @@ function syntheticNetwork(total: number, main: number, label = 'sigs-test') {
   const ccSeqno = 4242;
   const order = mainValidators(trust.validators, trust.catchain, ccSeqno).map((d) => validators[d.index]!);
   const group = masterchainGroup(trust.validators, trust.catchain, ccSeqno);
+  // The builders' shortcut (no cells) must agree with the group read back from the cells.
+  const shortcut = masterchainSigners(validators, ccSeqno, { main });
+  expect(shortcut.signers).toEqual(order);
+  expect(shortcut.setHash).toBe(group.hash);
   const target: BlockIdExt = { workchain: -1, shard: MC_SHARD, seqno: 1000, rootHash: Buffer.alloc(32, 0xaa), fileHash: Buffer.alloc(32, 0xbb) };
   const header: SignedHeader = { genCatchainSeqno: ccSeqno, genValidatorListHashShort: group.hash };
   return { validators, trust, order, group, target, header, ccSeqno };
