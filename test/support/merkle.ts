@@ -72,3 +72,22 @@ function pruneExcept(cell: Cell, keep: (c: Cell) => boolean): Cell | null {
 export function merkleProofOf(cell: Cell): Cell {
   return convertToMerkleProof(cell);
 }
+
+/** Reference indexes from `root` to the first cell (depth first) that `match` accepts. */
+export function findPath(root: Cell, match: (c: Cell) => boolean): number[] {
+  const seen = new Set<string>();
+  const walk = (c: Cell): number[] | null => {
+    if (match(c)) return [];
+    const key = c.hash(0).toString('hex');
+    if (seen.has(key)) return null;
+    seen.add(key);
+    for (let i = 0; i < c.refs.length; i++) {
+      const rest = walk(c.refs[i]!);
+      if (rest) return [i, ...rest];
+    }
+    return null;
+  };
+  const path = walk(root);
+  if (!path) throw new Error('no matching cell');
+  return path;
+}

@@ -7,6 +7,13 @@ import { readLabel } from '../../decode/hashmap.js';
 import { CellReader } from '../../decode/reader.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
 
+/** A 256-bit hash as lowercase hex or as bytes (TL replies carry bytes, the chain model hex). */
+export type HashLike = string | Uint8Array;
+
+export function hashHex(hash: HashLike): string {
+  return typeof hash === 'string' ? hash.toLowerCase() : Buffer.from(hash).toString('hex');
+}
+
 /** Level-0 hash (the hash of the original, unpruned cell) as lowercase hex. */
 export function cellHash(cell: Cell): string {
   return cell.hash(0).toString('hex');
@@ -34,11 +41,11 @@ export function proofRoots(boc: Buffer, check: string, count?: number): Cell[] {
  * The cell a MerkleProof root proves. `Cell.fromBoc` already checked the stored hash against the cell;
  * with `expectedHash` (hex) the proven cell's hash must equal it, which anchors the proof.
  */
-export function unwrapMerkleProof(root: Cell, check: string, expectedHash?: string): Cell {
+export function unwrapMerkleProof(root: Cell, check: string, expectedHash?: HashLike): Cell {
   if (root.type !== CellType.MerkleProof) throw new ProofError(check, 'malformed', `root is not a Merkle proof (cell type ${root.type})`);
   const proven = root.refs[0];
   if (!proven) throw new ProofError(check, 'malformed', 'Merkle proof has no reference');
-  if (expectedHash !== undefined) expectHash(check, cellHash(proven), expectedHash, 'proven cell hash');
+  if (expectedHash !== undefined) expectHash(check, cellHash(proven), hashHex(expectedHash), 'proven cell hash');
   return proven;
 }
 
@@ -70,21 +77,26 @@ export type ProvenLookup =
  * reader sits at the leaf's `value:X` (`extra:Y value:X` for the augmented form), like decode/hashmap.ts.
  */
 export function lookupHashmap(edge: Cell, n: number, key: bigint, check = 'dictionary'): ProvenLookup {
-  let cell = edge;
+  if (isPruned(edge)) return { status: 'not-proven', prunedHash: cellHash(edge) };
+  return lookupHashmapAt(new CellReader(edge), n, key, check);
+}
+
+/** Like lookupHashmap, for a map whose root edge starts at the reader (inline, e.g. `AccountBlock.transactions`). */
+export function lookupHashmapAt(at: CellReader, n: number, key: bigint, check = 'dictionary'): ProvenLookup {
+  let r = at;
   let m = n;
   for (;;) {
-    if (isPruned(cell)) return { status: 'not-proven', prunedHash: cellHash(cell) };
-    const r = new CellReader(cell);
     const label = proofRead(check, () => readLabel(r, m, true));
     const l = label.length;
     const want = (key >> BigInt(m - l)) & ((1n << BigInt(l)) - 1n);
     if (want !== label.bits) return { status: 'absent' };
     m -= l;
     if (m === 0) return { status: 'found', value: r };
-    const bit = Number((key >> BigInt(m - 1)) & 1n);
-    const next = cell.refs[bit];
-    if (!next || cell.refs.length < 2) throw new ProofError(check, 'malformed', 'hashmap fork without two references');
-    cell = next;
+    const fork = r;
+    const [left, right] = proofRead(check, () => [fork.ref(), fork.ref()]);
+    const next = (key >> BigInt(m - 1)) & 1n ? right : left;
+    if (isPruned(next)) return { status: 'not-proven', prunedHash: cellHash(next) };
+    r = new CellReader(next);
     m -= 1;
   }
 }
