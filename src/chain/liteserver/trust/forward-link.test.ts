@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cellAt, replaceAt } from '../../../../test/support/merkle.js';
 import { configDictCell } from '../testing/validator-keys.js';
-import type { BlockIdExt, SignatureSet } from '../tl/lite-types.js';
+import { tlRead, tlWrite } from '../tl/codec.js';
+import { blockLink, type BlockIdExt, type SignatureSet } from '../tl/lite-types.js';
 import { configOfKeyBlock, configOfMasterchainState, configParam } from './config-params.js';
 import { ProofError } from './errors.js';
 import { checkForwardLink, type ForwardLink } from './forward-link.js';
@@ -66,6 +67,13 @@ describe('forward link check on the real testnet key blocks 4350480 → 4350531'
     expect(proven.header).toMatchObject({ seqno: 4350531, keyBlock: true, genCatchainSeqno: 57242 });
     expect(proven.sourceConfig.validators.total).toBe(14);
     expect(proven.report.signers).toBe(12);
+  });
+
+  it('the link survives its TL encoding as liteServer.blockLinkForward', () => {
+    const bytes = tlWrite((w) => blockLink.write(w, testnetForwardLink()));
+    const link = tlRead(bytes, blockLink.read, 'liteServer.BlockLink');
+    if (link.kind !== 'forward') throw new Error('expected a forward link');
+    expect(checkForwardLink(link).report.signers).toBe(12);
   });
 
   it('a config proof without param 28 is not proven (no guess about the shuffle)', () => {

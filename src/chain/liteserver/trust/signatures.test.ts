@@ -12,7 +12,8 @@ import {
   validatorSetCell,
   type TestValidator,
 } from '../testing/validator-keys.js';
-import type { BlockIdExt, SignatureSet } from '../tl/lite-types.js';
+import { tlRead, tlWrite } from '../tl/codec.js';
+import { signatureSet, type BlockIdExt, type SignatureSet } from '../tl/lite-types.js';
 import { configOfKeyBlock, configOfMasterchainState, configParam, parseCatchainConfig, parseValidatorSet, readTrustConfig } from './config-params.js';
 import { ProofError } from './errors.js';
 import { unwrapMerkleProof } from './merkle.js';
@@ -275,5 +276,17 @@ describe('signatures with test keys (synthetic key blocks)', () => {
     expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, trailing))).toMatchObject({ check: 'signatures.candidate', failure: 'malformed' });
     const junk = { ...set, candidate: Buffer.alloc(64, 1) };
     expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, junk))).toMatchObject({ check: 'signatures.candidate', failure: 'malformed' });
+  });
+
+  it('ordinary and simplex sets survive their TL encoding, set hashes above 2^31 included', () => {
+    let n = syntheticNetwork(4, 4, 'tl-0');
+    for (let i = 1; n.group.hash < 2 ** 31; i++) n = syntheticNetwork(4, 4, `tl-${i}`);
+    for (const set of [
+      signOrdinary(n.target, n.order, n.ccSeqno, n.group.hash),
+      signSimplex(n.target, n.order, n.ccSeqno, n.group.hash, { sessionId, slot: 2 ** 31 + 5 }),
+    ]) {
+      const decoded = tlRead(tlWrite((w) => signatureSet.write(w, set)), signatureSet.read, 'liteServer.SignatureSet');
+      expect(verifyBlockSignatures(n.target, n.header, n.trust, decoded).signers).toBe(4);
+    }
   });
 });
