@@ -32,8 +32,19 @@ export interface ValidatorGroup {
   byNodeId: Map<string, GroupMember>;
 }
 
+/** Validators stay across rounds: their parsed keys are kept (bounded) so each new group is cheap. */
+const KEY_CACHE_SIZE = 4096;
+const keyCache = new Map<string, KeyObject>();
+
 export function ed25519KeyObject(publicKey: Uint8Array): KeyObject {
-  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+  const hex = Buffer.from(publicKey).toString('hex');
+  let key = keyCache.get(hex);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
+    keyCache.set(hex, key);
+  }
+  return key;
 }
 
 /** crc32c of TL `test0.validatorSet{cc_seqno, [key, weight, adnl_addr]…}`, as an unsigned 32-bit number. */
