@@ -14,7 +14,8 @@ import {
 } from './config-params.js';
 import { ProofError } from './errors.js';
 import { unwrapMerkleProof } from './merkle.js';
-import { mainValidators } from './validators.js';
+import { mcStateExtraOf, readMcStateInfo, readShardState } from './state.js';
+import { mainValidators, validatorSetHash } from './validators.js';
 
 const fixtures = new URL('../../../../test/fixtures/', import.meta.url);
 const stateOf = (path: string) => unwrapMerkleProof(Cell.fromBoc(readFileSync(new URL(path, fixtures)))[0]!, 'config');
@@ -53,11 +54,6 @@ describe('config params 34, 28 and 30 from real config proofs', () => {
       expect(c.slotsPerLeaderWindow).toBeGreaterThanOrEqual(1);
       expect(c.noncriticalParams.size).toBeGreaterThan(0);
     }
-    // The node's masterchain group: the first 100 by index, shuffled.
-    const group = mainValidators(vs, trust.catchain, 816085);
-    expect(group).toHaveLength(100);
-    expect(new Set(group.map((v) => v.index))).toEqual(new Set([...Array(100).keys()]));
-    expect(group.map((v) => v.index)).not.toEqual([...Array(100).keys()]);
   });
 
   it('mainnet 33651872 (before the upgrade): 319 validators, 100 main, no param 30', () => {
@@ -74,6 +70,28 @@ describe('config params 34, 28 and 30 from real config proofs', () => {
     expect(trust.validators).toMatchObject({ kind: 'validators_ext', total: 15, main: 15 });
     expect(trust.catchain.shuffleMcValidators).toBe(true);
     expect(trust.consensus).toBe('absent');
+  });
+});
+
+describe('the masterchain group as the node computes it, checked on real states', () => {
+  // McStateExtra.validator_info holds the hash of the masterchain group of its catchain session; the node
+  // writes it with cc_seqno 0 in the hashed bytes (validate-query.cpp) while the shuffle uses the real one.
+  it.each([
+    ['mainnet/config/tongo-config_proof_65466080.boc', 100, 400],
+    ['mainnet/config/tongo-config_proof_33651872.boc', 100, 319],
+    ['testnet/tongo-config_proof_4324374.boc', 15, 15],
+  ])('%s: the shuffled main validators reproduce validator_list_hash_short', (file, main, total) => {
+    const extra = mcStateExtraOf(readShardState(stateOf(file), 'state'), 'state');
+    const info = readMcStateInfo(extra.info, 'state');
+    const trust = readTrustConfig(extra.configParams);
+    expect(trust.validators).toMatchObject({ main, total });
+    const group = mainValidators(trust.validators, trust.catchain, info.catchainSeqno);
+    expect(group).toHaveLength(main);
+    expect(validatorSetHash(0, group)).toBe(info.validatorListHashShort);
+    const unshuffled = mainValidators(trust.validators, { ...trust.catchain, shuffleMcValidators: false }, info.catchainSeqno);
+    expect(validatorSetHash(0, unshuffled)).not.toBe(info.validatorListHashShort);
+    const otherSession = mainValidators(trust.validators, trust.catchain, info.catchainSeqno + 1);
+    expect(validatorSetHash(0, otherSession)).not.toBe(info.validatorListHashShort);
   });
 });
 
