@@ -41,9 +41,10 @@ export interface AccountStateReply {
  * (c) The account's state at shard block `shardBlock` (already trusted, e.g. by checkShardBlockProof).
  * `state` is the BoC the server sent (empty when it says the account does not exist).
  */
-export function checkAccountStateProof(proof: Buffer, shardBlock: BlockRef, account: AccountRef, state: Buffer, check = 'account'): ProvenAccountState {
-  const [blockProof, stateProof] = proofRoots(proof, check, 2);
-  const provenState = provenStateOfBlock(blockProof!, stateProof!, hashHex(shardBlock.rootHash), check).state;
+export function checkAccountStateProof(proof: Buffer | Cell[], shardBlock: BlockRef, account: AccountRef, state: Buffer, check = 'account'): ProvenAccountState {
+  const [blockProof, stateProof] = Array.isArray(proof) ? proof : proofRoots(proof, check, 2);
+  if (!blockProof || !stateProof) throw new ProofError(check, 'malformed', 'an account proof has two roots');
+  const provenState = provenStateOfBlock(blockProof, stateProof, hashHex(shardBlock.rootHash), check).state;
   const shardState = readShardState(provenState, `${check}.state`);
   const id = hashHex(account.id);
   if (shardState.workchain !== account.workchain || !shardContains(shardState.shard, accountPosition(id))) {

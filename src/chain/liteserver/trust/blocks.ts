@@ -29,6 +29,18 @@ export function provenBlockInfo(block: Cell, id: BlockRef, check: string): Block
   return info;
 }
 
+/**
+ * A one-root block proof anchored by `id.rootHash` alone: the Block cell, whose header the proof may leave
+ * out (the root hash names the block already).
+ */
+export function provenBlockRoot(proof: Buffer | Cell, id: BlockRef, check: string): Cell {
+  const root = proof instanceof Cell ? proof : proofRoots(proof, check, 1)[0]!;
+  const block = unwrapMerkleProof(root, `${check}.root_hash`, id.rootHash);
+  const tag = proofRead(`${check}.block`, () => provenReader(block, `${check}.block`).uint(32));
+  if (tag !== BLOCK_TAG) throw new ProofError(`${check}.block`, 'malformed', `tag 0x${tag.toString(16)} is not a Block`);
+  return block;
+}
+
 /** (a) `blockHeader.header_proof` (or any one-root block proof) of block `id`. */
 export function checkBlockHeaderProof(proof: Buffer | Cell, id: BlockRef, check = 'header'): ProvenBlock {
   const root = proof instanceof Cell ? proof : proofRoots(proof, check, 1)[0]!;

@@ -5,6 +5,7 @@ import { cellAt, flipBit, flippedBits, prunedBranch, rebuild, replaceAt } from '
 import { readBlockInfo } from '../../decode/block-info.js';
 import { ProofError } from './errors.js';
 import { unwrapMerkleProof } from './merkle.js';
+import { findShardDescr } from './shards.js';
 import { mcStateExtraOf, provenConfigParam, provenStateOfBlock, readMcStateInfo, readShardState } from './state.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../../test/fixtures/mainnet/${name}`, import.meta.url));
@@ -38,7 +39,7 @@ describe('proven masterchain state (shard proof of mainnet block 31220993)', () 
 
   it('names the link when the state is not the one of this block', () => {
     const other = Cell.fromBoc(fixture('proofs/account_proof_EQBvW8.boc'))[1]!;
-    expect(failure(() => provenStateOfBlock(blockProof!, other, MC_31220993, 'shard'))).toMatchObject({ check: 'shard.state_hash', failure: 'mismatch' });
+    expect(failure(() => provenStateOfBlock(blockProof!, other, MC_31220993, 'shard'))).toMatchObject({ check: 'shard.state_root', failure: 'mismatch' });
     expect(failure(() => provenStateOfBlock(blockProof!, stateProof!, '00'.repeat(32), 'shard'))).toMatchObject({ check: 'shard.block_root_hash' });
     // One bit flipped in the MERKLE_UPDATE's new hash (and its pruned new state): the block's hash changes, so its anchor breaks.
     const forged = convertToMerkleProof(replaceAt(blockProof!.refs[0]!, [2], (u) => rebuild(u, flippedBits(u, 8 + 256 + 3), [u.refs[0]!, flipBit(u.refs[1]!, 16 + 3)])));
@@ -70,4 +71,26 @@ describe('config params from mainnet config proofs', () => {
       expect(provenConfigParam(cut, 3)).toBeNull();
     });
   }
+});
+
+describe('the other config proofs in the fixtures', () => {
+  it('config_proof_toncore.boc: a state with pruned parts but no Merkle wrapper proves nothing by itself', () => {
+    const root = Cell.fromBoc(fixture('proofs/config_proof_toncore.boc'))[0]!;
+    expect(failure(() => unwrapMerkleProof(root, 'config'))).toMatchObject({ check: 'config', failure: 'malformed' });
+    // Read as a cell tree anyway: its config is whole, its shard_hashes pruned (not-proven, never "no shards").
+    const state = readShardState(root, 'config');
+    expect(state).toMatchObject({ globalId: -239, workchain: -1, seqno: 20429810 });
+    const extra = mcStateExtraOf(state, 'config');
+    expect(provenConfigParam(extra.configParams, 34)).not.toBeNull();
+    expect(failure(() => findShardDescr(extra.shardHashes, 0, 1n << 63n, 'shard_hashes'))).toMatchObject({ check: 'shard_hashes', failure: 'not-proven' });
+  });
+
+  it('tongo-config_proof_4324374.boc (testnet): a param 79 others find malformed is returned as a cell, no crash', () => {
+    const state = readShardState(unwrapMerkleProof(Cell.fromBoc(fixture('config/tongo-config_proof_4324374.boc'))[0]!, 'config'), 'config');
+    expect(state).toMatchObject({ globalId: -3, seqno: 4324374 });
+    const extra = mcStateExtraOf(state, 'config');
+    expect(provenConfigParam(extra.configParams, 79)!.refs.length).toBeGreaterThan(0);
+    expect(provenConfigParam(extra.configParams, 34)).not.toBeNull();
+    expect(provenConfigParam(extra.configParams, 30)).toBeNull();
+  });
 });

@@ -36,7 +36,7 @@ export function provenStateOfBlock(blockProof: Cell, stateProof: Cell, blockRoot
   });
   if (!stateUpdate) throw new ProofError(`${check}.block`, 'malformed', 'Block has no state_update');
   const { newHash } = merkleUpdateHashes(stateUpdate, `${check}.state_update`);
-  const state = unwrapMerkleProof(stateProof, `${check}.state_hash`, newHash);
+  const state = unwrapMerkleProof(stateProof, `${check}.state_root`, newHash);
   return { block, state };
 }
 

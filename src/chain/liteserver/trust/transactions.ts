@@ -5,7 +5,7 @@ import { Cell } from '@ton/core';
 import { BLOCK_EXTRA_TAG } from '../../decode/block.js';
 import { readCurrencyCollection } from '../../decode/message.js';
 import { type BlockRef } from './block-ref.js';
-import { checkBlockHeaderProof } from './blocks.js';
+import { provenBlockRoot } from './blocks.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
 import { cellHash, hashHex, lookupHashmapAt, lookupHashmapE, proofRoots, provenReader, provenValue, type HashLike } from './merkle.js';
 
@@ -59,7 +59,7 @@ export function checkTransactionHistory(transactions: Buffer | Cell[], from: { h
  * AccountBlock → its transaction at `lt`, whose hash must be `txHash`. Returns the (maybe pruned) cell.
  */
 export function checkTransactionInBlock(blockProof: Buffer | Cell, block: BlockRef, account: HashLike, lt: bigint, txHash: HashLike, check = 'transaction'): Cell {
-  const { block: root } = checkBlockHeaderProof(blockProof, block, `${check}.block`);
+  const root = provenBlockRoot(blockProof, block, `${check}.block`);
   const id = hashHex(account);
   const extraCell = root.refs[3];
   if (!extraCell) throw new ProofError(`${check}.account_blocks`, 'malformed', 'Block has no extra');
