@@ -122,7 +122,7 @@ export class AdnlClient implements LiteTransport {
       answer = await this.queryRaw(query, timeoutMs, method);
     } catch (e) {
       this.options.record?.({ at: new Date(started).toISOString(), server: this.server, method, query: query.toString('base64'),
-        error: (e as Error).message, ms: Date.now() - started });
+        error: (e as Error).message, errorKind: e instanceof AdnlError ? e.kind : undefined, ms: Date.now() - started });
       throw e;
     }
     this.options.record?.({ at: new Date(started).toISOString(), server: this.server, method, query: query.toString('base64'),

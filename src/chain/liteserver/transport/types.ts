@@ -43,6 +43,8 @@ export interface RecordedQuery {
   answer?: string;
   /** The transport failure (timeout, closed connection), when there is no answer. */
   error?: string;
+  /** AdnlError kind of that failure. */
+  errorKind?: AdnlErrorKind;
   /** Milliseconds from send to answer or failure. */
   ms: number;
 }
