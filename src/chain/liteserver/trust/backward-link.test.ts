@@ -139,7 +139,7 @@ describe('backward link through prev_blocks of a proven masterchain state', () =
   it('a state proof that is not the source block\'s new state is refused', () => {
     const c = chain();
     const other = mcState(6, c.older.slice(0, 3));
-    expect(failure(() => checkBackwardLink({ ...c.link(c.older[1]!), stateProof: boc(other) }))).toMatchObject({ check: 'link.back.state_hash', failure: 'mismatch' });
+    expect(failure(() => checkBackwardLink({ ...c.link(c.older[1]!), stateProof: boc(other) }))).toMatchObject({ check: 'link.back.state_root', failure: 'mismatch' });
   });
 
   it('prev_blocks under a pruned branch is not proven', () => {
