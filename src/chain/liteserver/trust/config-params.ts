@@ -135,10 +135,10 @@ function requireParam(config: Cell, index: number): Cell {
 // ed25519_pubkey#8e81278a pubkey:bits256 = SigPubKey;
 // validator#53 public_key:SigPubKey weight:uint64 = ValidatorDescr;
 // validator_addr#73 public_key:SigPubKey weight:uint64 adnl_addr:bits256 = ValidatorDescr;
-function readValidatorDescr(r: CellReader, index: number): ValidatorDescr {
+function readValidatorDescr(r: CellReader, index: number, check: string): ValidatorDescr {
   const tag = r.uint(8);
-  if (tag !== 0x53 && tag !== 0x73) throw new ProofError('config.param34', 'malformed', `validator ${index}: ValidatorDescr tag 0x${tag.toString(16)}`);
-  if (r.uint(32) !== 0x8e81278a) throw new ProofError('config.param34', 'malformed', `validator ${index}: key is not ed25519_pubkey`);
+  if (tag !== 0x53 && tag !== 0x73) throw new ProofError(check, 'malformed', `validator ${index}: ValidatorDescr tag 0x${tag.toString(16)}`);
+  if (r.uint(32) !== 0x8e81278a) throw new ProofError(check, 'malformed', `validator ${index}: key is not ed25519_pubkey`);
   const publicKey = Buffer.from(r.bytesOf(32));
   const weight = r.bigUint(64);
   const adnlAddr = tag === 0x73 ? Buffer.from(r.bytesOf(32)) : null;
@@ -162,7 +162,7 @@ export function parseValidatorSet(cell: Cell, check = 'config.param34'): Validat
     if (main < 1 || main > total) throw new ProofError(check, 'malformed', `main ${main} is not within 1..total ${total}`);
     const declared = tag === 0x12 ? r.bigUint(64) : null;
     const list: ValidatorDescr[] = [];
-    const leaf = (key: bigint, v: CellReader) => list.push(readValidatorDescr(v, Number(key)));
+    const leaf = (key: bigint, v: CellReader) => list.push(readValidatorDescr(v, Number(key), check));
     if (tag === 0x11) {
       forEachKeyedLeaf(r, 16, leaf); // Hashmap (not E): the root edge is inline
     } else {
