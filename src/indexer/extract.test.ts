@@ -177,4 +177,11 @@ describe('fees and amounts', () => {
     const short = beginCell().storeUint(0xffffffff, 32).storeUint(0x178d4519, 32).endCell();
     expect(bouncedJettonAmount(short.toBoc().toString('base64'))).toBeNull();
   });
+
+  it('reads the amount from the original body of a new_bounce_body#fffffffe', () => {
+    const original = beginCell().storeUint(0x178d4519, 32).storeUint(42, 64).storeCoins(987_654_321n).endCell();
+    const info = beginCell().storeCoins(50_000_000n).storeBit(false).storeUint(1n, 64).storeUint(1_760_000_000, 32).endCell();
+    const body = beginCell().storeUint(0xfffffffe, 32).storeRef(original).storeRef(info).storeUint(1, 8).storeInt(709, 32).storeBit(true).storeUint(5000, 32).storeUint(90, 32).endCell();
+    expect(bouncedJettonAmount(body.toBoc().toString('base64'))).toBe(987_654_321n);
+  });
 });

@@ -255,11 +255,15 @@ function extractJetton(tx: TransactionModel, master: AccountId, owner: AccountId
   }
 }
 
-/** `0xffffffff op:32 query_id:64 amount:Coins …` — the amount of a bounced jetton message, or null. */
+/**
+ * The amount of a bounced jetton message, or null: `0xffffffff op:32 query_id:64 amount:Coins …`, or
+ * `new_bounce_body#fffffffe` whose first ref is the original body `op:32 query_id:64 amount:Coins …`.
+ */
 export function bouncedJettonAmount(bodyBoc: string): bigint | null {
   try {
-    const s = Cell.fromBase64(bodyBoc).beginParse();
-    s.skip(32 + 32 + 64);
+    const body = Cell.fromBase64(bodyBoc);
+    const s = body.beginParse().loadUint(32) === OP.newBounced ? body.refs[0]!.beginParse() : body.beginParse().skip(32);
+    s.skip(32 + 64);
     return s.loadCoins();
   } catch {
     return null;

@@ -20,7 +20,17 @@ export interface BlockInfo {
   startLt: bigint;
   endLt: bigint;
   keyBlock: boolean;
+  /** This block follows a merge of two shard blocks (two `prev`). */
+  afterMerge: boolean;
+  /** This block is the last before its shard splits. */
+  beforeSplit: boolean;
+  /** This block is the first of a half after a split (its parent is in the parent shard). */
+  afterSplit: boolean;
+  /** Short hash of the validator set that signed it (checked against config param 34 by the signature chain). */
+  genValidatorListHashShort: number;
+  genCatchainSeqno: number;
   minRefMcSeqno: number;
+  prevKeyBlockSeqno: number;
   /** For a shard block: the latest masterchain block it knew of (not the one that commits it). */
   masterRef: ExtBlockRef | null;
   /** Previous block(s): two after a merge. */
@@ -63,7 +73,9 @@ export function readBlockInfo(cell: Cell): BlockInfo {
   r.skip(32);
   const notMaster = r.bool();
   const afterMerge = r.bool();
-  r.skip(4);
+  const beforeSplit = r.bool();
+  const afterSplit = r.bool();
+  r.skip(2); // want_split, want_merge
   const keyBlock = r.bool();
   r.skip(1);
   const flags = r.uint(8);
@@ -73,14 +85,18 @@ export function readBlockInfo(cell: Cell): BlockInfo {
   const genUtime = r.uint(32);
   const startLt = r.bigUint(64);
   const endLt = r.bigUint(64);
-  r.skip(64);
+  const genValidatorListHashShort = r.uint(32);
+  const genCatchainSeqno = r.uint(32);
   const minRefMcSeqno = r.uint(32);
-  r.skip(32);
+  const prevKeyBlockSeqno = r.uint(32);
   if (flags & 1) r.skip(8 + 32 + 64); // capabilities#c4 version:uint32 capabilities:uint64
   const masterRef = notMaster ? readExtBlockRef(new CellReader(r.ref())) : null;
   const prevCell = new CellReader(r.ref());
   const prev = afterMerge
     ? [readExtBlockRef(new CellReader(prevCell.ref())), readExtBlockRef(new CellReader(prevCell.ref()))]
     : [readExtBlockRef(prevCell)];
-  return { workchain, shard, seqno, genUtime, startLt, endLt, keyBlock, minRefMcSeqno, masterRef, prev };
+  return {
+    workchain, shard, seqno, genUtime, startLt, endLt, keyBlock, afterMerge, beforeSplit, afterSplit,
+    genValidatorListHashShort, genCatchainSeqno, minRefMcSeqno, prevKeyBlockSeqno, masterRef, prev,
+  };
 }

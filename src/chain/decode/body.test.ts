@@ -15,6 +15,17 @@ describe('decodeBody', () => {
     expect(decodeBody(beginCell().storeUint(OP.bounced, 32).endCell())).toEqual({ kind: 'bounced', originalOpcode: null });
   });
 
+  it('new_bounce_body#fffffffe carries the original body in a ref', () => {
+    const original = beginCell().storeUint(OP.jettonTransfer, 32).storeUint(7, 64).endCell();
+    const info = beginCell().storeCoins(1_000_000_000n).storeBit(false).storeUint(49_000_000_000_001n, 64).storeUint(1_760_000_000, 32).endCell();
+    const computeFailed = beginCell().storeUint(OP.newBounced, 32).storeRef(original).storeRef(info).storeUint(1, 8).storeInt(33, 32);
+    expect(decodeBody(computeFailed.storeBit(true).storeUint(2100, 32).storeUint(60, 32).endCell())).toEqual({ kind: 'bounced', originalOpcode: OP.jettonTransfer });
+    const skipped = beginCell().storeUint(OP.newBounced, 32).storeRef(beginCell().endCell()).storeRef(info).storeUint(0, 8).storeInt(-1, 32).storeBit(false).endCell();
+    expect(decodeBody(skipped)).toEqual({ kind: 'bounced', originalOpcode: null });
+    // Without its two refs it is not a new bounce body: the reason names the field.
+    expect(decodeBody(beginCell().storeUint(OP.newBounced, 32).endCell())).toMatchObject({ kind: 'unknown', reason: expect.stringMatching(/original_body/) });
+  });
+
   it('unknown but well-formed opcodes are binary', () => {
     expect(decodeBody(beginCell().storeUint(0x12345678, 32).storeUint(1, 100).endCell())).toEqual({ kind: 'binary', opcode: 0x12345678 });
     expect(decodeBody(beginCell().storeUint(OP.provideWalletAddress, 32).endCell())).toEqual({ kind: 'binary', opcode: OP.provideWalletAddress });

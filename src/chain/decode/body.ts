@@ -18,6 +18,7 @@ import { decodeUtf8, readSnakeBytes } from './text.js';
 
 /** Decodes a body cell. */
 export function decodeBody(body: Cell): DecodedBody {
+  if (body.isExotic) return { kind: 'unknown', reason: 'body is an exotic (pruned or library) cell' };
   let r: CellReader;
   try {
     r = new CellReader(body);
@@ -60,6 +61,8 @@ function decodeOp(op: number, r: CellReader, field: FieldCursor): DecodedBody {
     case OP.bounced:
       // The node bounces the first 256 bits of the original body after the 0xffffffff prefix.
       return { kind: 'bounced', originalOpcode: r.remainingBits >= 32 ? r.uint(32) : null };
+    case OP.newBounced:
+      return readNewBounce(r, field);
     case OP.jettonTransfer:
       return readJettonTransfer(r, field);
     case OP.jettonInternalTransfer:
@@ -75,7 +78,21 @@ function decodeOp(op: number, r: CellReader, field: FieldCursor): DecodedBody {
   }
 }
 
+// new_bounce_body#fffffffe original_body:^Cell original_info:^NewBounceOriginalInfo bounced_by_phase:uint8
+//   exit_code:int32 compute_phase:(Maybe NewBounceComputePhaseInfo); the original body is a ref here.
+function readNewBounce(r: CellReader, field: FieldCursor): DecodedBody {
+  field.at = 'original_body';
+  const original = new CellReader(r.ref());
+  field.at = 'original_info';
+  r.ref();
+  field.at = 'bounced_by_phase';
+  r.skip(8 + 32);
+  if (r.bool()) r.skip(32 + 32); // gas_used, vm_steps
+  return { kind: 'bounced', originalOpcode: original.remainingBits >= 32 ? original.uint(32) : null };
+}
+
 const NAMES: Record<number, string> = {
+  [OP.newBounced]: 'new bounce body',
   [OP.textComment]: 'text comment',
   [OP.encryptedComment]: 'encrypted comment',
   [OP.invoicePayload]: 'invoice payload',

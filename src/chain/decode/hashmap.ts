@@ -5,7 +5,7 @@
 import type { Cell } from '@ton/core';
 import { bitsForMax, CellLayoutError, CellReader } from './reader.js';
 
-interface Label {
+export interface Label {
   length: number;
   /** The label's key bits as an integer; only computed when asked for. */
   bits: bigint;
@@ -16,8 +16,8 @@ function checkLength(n: number, m: number): number {
   return n;
 }
 
-/** Reads `HmLabel ~l m`. */
-function readLabel(r: CellReader, m: number, wantBits: boolean): Label {
+/** Reads `HmLabel ~l m`; `bits` holds the label's key bits only when `wantBits`. */
+export function readLabel(r: CellReader, m: number, wantBits: boolean): Label {
   if (!r.bool()) {
     // hml_short$0 len:(Unary ~n) s:(n * Bit)
     let n = 0;

@@ -6,6 +6,8 @@ export const OP = {
   textComment: 0x00000000,
   encryptedComment: 0x2167da4b,
   bounced: 0xffffffff,
+  /** `new_bounce_body#fffffffe` (global version 12, ton commit 126ac76a), sent when the original asked for it. */
+  newBounced: 0xfffffffe,
   jettonTransfer: 0x0f8a7ea5,
   jettonInternalTransfer: 0x178d4519,
   jettonNotify: 0x7362d09c,

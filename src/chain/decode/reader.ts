@@ -1,13 +1,25 @@
 // A small, fast sequential reader over one cell. @ton/core's Slice reads integers bit by bit through
 // BigInt, which dominates the cost of decoding every transaction of the chain; this reader works on
 // the cell's bytes with plain numbers and only falls back to BigInt above 48 bits.
-import { beginCell, type Cell } from '@ton/core';
+import { beginCell, CellType, type Cell } from '@ton/core';
 
 /** Thrown when a cell does not hold what the layout says; decoders turn it into a reason. */
 export class CellLayoutError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CellLayoutError';
+  }
+}
+
+/**
+ * Thrown when a reader is opened on a pruned branch: its bits are hashes of a cell a proof left out, never
+ * data. A CellLayoutError, so decoders that turn layout errors into a reason do so; proof checks report it
+ * as "not proven".
+ */
+export class PrunedCellError extends CellLayoutError {
+  constructor(readonly prunedHash: string) {
+    super(`cell ${prunedHash.slice(0, 16)}… is pruned (not in the proof)`);
+    this.name = 'PrunedCellError';
   }
 }
 
@@ -44,6 +56,8 @@ export class CellReader {
   private refIndex = 0;
 
   constructor(readonly cell: Cell) {
+    // Strict on pruned branches always: reading their raw bits as a layout would invent data.
+    if (cell.type === CellType.PrunedBranch) throw new PrunedCellError(cell.hash(0).toString('hex'));
     this.bytes = cellBytes(cell);
     this.bitLength = cell.bits.length;
   }

@@ -14,12 +14,21 @@ export interface ShardBlockRef extends BlockId {
   genUtime: number;
 }
 
+/** A ShardDescr with the split/merge flags the shard walk and proof checks read. */
+export interface ShardDescr extends ShardBlockRef {
+  beforeSplit: boolean;
+  beforeMerge: boolean;
+  wantSplit: boolean;
+  wantMerge: boolean;
+}
+
 export const MC_BLOCK_EXTRA_TAG = 0xcca5;
 
 // shard_descr#b / shard_descr_new#a seq_no:uint32 reg_mc_seqno:uint32 start_lt:uint64 end_lt:uint64
-//   root_hash:bits256 file_hash:bits256 before_split … nx_cc_updated:Bool flags:(## 3)
-//   next_catchain_seqno:uint32 next_validator_shard:uint64 min_ref_mc_seqno:uint32 gen_utime:uint32 …
-function readShardDescr(r: CellReader, workchain: number, shard: bigint): ShardBlockRef {
+//   root_hash:bits256 file_hash:bits256 before_split:Bool before_merge:Bool want_split:Bool want_merge:Bool
+//   nx_cc_updated:Bool flags:(## 3) next_catchain_seqno:uint32 next_validator_shard:uint64
+//   min_ref_mc_seqno:uint32 gen_utime:uint32 …
+export function readShardDescr(r: CellReader, workchain: number, shard: bigint): ShardDescr {
   const tag = r.uint(4);
   if (tag !== 0xa && tag !== 0xb) throw new CellLayoutError(`ShardDescr tag 0x${tag.toString(16)} is not 0xa or 0xb`);
   const seqno = r.uint(32);
@@ -28,15 +37,23 @@ function readShardDescr(r: CellReader, workchain: number, shard: bigint): ShardB
   const endLt = r.bigUint(64);
   const rootHash = r.hex(256);
   const fileHash = r.hex(256);
-  r.skip(8 + 32 + 64 + 32);
+  const beforeSplit = r.bool();
+  const beforeMerge = r.bool();
+  const wantSplit = r.bool();
+  const wantMerge = r.bool();
+  r.skip(4 + 32 + 64 + 32);
   const genUtime = r.uint(32);
-  return { workchain, shard: shardHex(shard), seqno, rootHash, fileHash, regMcSeqno, startLt, endLt, genUtime };
+  return {
+    workchain, shard: shardHex(shard), seqno, rootHash, fileHash, regMcSeqno, startLt, endLt, genUtime,
+    beforeSplit, beforeMerge, wantSplit, wantMerge,
+  };
 }
 
 /** `bt_leaf$0 leaf:X | bt_fork$1 left:^ right:^`; a fork splits the shard in its two halves. */
 function walkBinTree(r: CellReader, workchain: number, shard: bigint, out: ShardBlockRef[]): void {
   if (!r.bool()) {
-    out.push(readShardDescr(r, workchain, shard));
+    const { beforeSplit, beforeMerge, wantSplit, wantMerge, ...ref } = readShardDescr(r, workchain, shard);
+    out.push(ref);
     return;
   }
   const half = (shard & -shard) >> 1n;
@@ -50,9 +67,14 @@ export function readShardHashes(mcBlockExtra: CellReader): ShardBlockRef[] {
   const tag = mcBlockExtra.uint(16);
   if (tag !== MC_BLOCK_EXTRA_TAG) throw new CellLayoutError(`McBlockExtra tag 0x${tag.toString(16)} is not 0xcca5`);
   mcBlockExtra.skip(1);
+  return readShardHashesDict(mcBlockExtra);
+}
+
+/** `ShardHashes` = `HashmapE 32 ^(BinTree ShardDescr)` at the reader: every shard's latest block. */
+export function readShardHashesDict(r: CellReader): ShardBlockRef[] {
   const out: ShardBlockRef[] = [];
-  if (!mcBlockExtra.bool()) return out;
-  forEachKeyedLeaf(new CellReader(mcBlockExtra.ref()), 32, (key, leaf) => {
+  if (!r.bool()) return out;
+  forEachKeyedLeaf(new CellReader(r.ref()), 32, (key, leaf) => {
     const workchain = Number(BigInt.asIntN(32, key));
     walkBinTree(new CellReader(leaf.ref()), workchain, 1n << 63n, out);
   });

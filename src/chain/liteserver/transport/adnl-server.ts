@@ -1,0 +1,208 @@
+// ADNL-over-TCP liteserver: accepts the handshake for its ed25519 key, answers tcp.ping, and hands
+// each decoded liteServer query to a LiteServerHandler. The waitMasterchainSeqno prefix holds a query
+// until the handler's head reaches the seqno. Handler failures become liteServer.error answers.
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { TLError } from '../tl/codec.js';
+import { type LiteMethodName, type RequestOf, type ResponseOf } from '../tl/lite-api.js';
+import {
+  LiteErrorCode, LiteServerError, UnknownLiteMethodError, decodeAdnlMessage, decodeLiteQuery, encodeAdnlMessage,
+  encodeLiteAnswer, encodeLiteError,
+} from '../tl/envelope.js';
+import {
+  FrameDecoder, HANDSHAKE_BYTES, type SessionCiphers, ed25519KeyPair, encodeFrame, keyId, serverHandshake, sessionCiphers,
+} from './frame.js';
+
+export type LiteServerMethods = {
+  [M in LiteMethodName]?: (request: RequestOf<M>) => ResponseOf<M> | Promise<ResponseOf<M>>;
+};
+
+export interface LiteServerHandler {
+  /** The methods served; one that is missing is answered with liteServer.error -400. Throw LiteServerError to choose the code. */
+  methods: LiteServerMethods;
+  /**
+   * Resolves once the served masterchain head reaches `seqno` (a query's waitMasterchainSeqno prefix).
+   * Rejecting answers the query with that error. Without it, prefixed queries are refused.
+   */
+  waitMasterchainSeqno?(seqno: number, timeoutMs: number): Promise<void>;
+}
+
+/** Longest wait a prefix may ask for; public liteservers refuse more than about 10 s the same way. */
+export const MAX_WAIT_MS = 60_000;
+
+export interface AdnlServerOptions {
+  /** 32-byte ed25519 seed; clients connect with its public key. */
+  secretKey: Uint8Array;
+  handler: LiteServerHandler;
+  host?: string;
+  port?: number;
+  /** Told about refused handshakes and broken connections (nothing is thrown for a client's fault). */
+  log?: (message: string) => void;
+}
+
+export class AdnlServer {
+  readonly publicKey: Buffer;
+  private readonly keyId: Buffer;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly tcp: Server,
+    private readonly options: AdnlServerOptions,
+  ) {
+    this.publicKey = ed25519KeyPair(options.secretKey).publicKey;
+    this.keyId = keyId(this.publicKey);
+  }
+
+  static async listen(options: AdnlServerOptions): Promise<AdnlServer> {
+    const tcp = createServer({ noDelay: true });
+    const server = new AdnlServer(tcp, options);
+    tcp.on('connection', (s) => server.accept(s));
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        tcp.off('error', reject);
+        resolve();
+      });
+    });
+    return server;
+  }
+
+  get address(): { host: string; port: number } {
+    const a = this.tcp.address() as AddressInfo;
+    return { host: a.address, port: a.port };
+  }
+
+  get connectionCount(): number {
+    return this.sockets.size;
+  }
+
+  /** Stops listening and drops every connection (queries in flight get no answer). */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.tcp.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    await closed;
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    const peer = `${socket.remoteAddress}:${socket.remotePort}`;
+    const log = (m: string) => this.options.log?.(`liteserver connection ${peer}: ${m}`);
+    let head: Buffer = Buffer.alloc(0);
+    let ciphers: SessionCiphers | undefined;
+    const decoder = new FrameDecoder();
+    const send = (payload: Buffer) => {
+      if (!socket.destroyed) socket.write(ciphers!.tx.update(encodeFrame(payload)));
+    };
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', (e) => log(`socket error: ${e.message}`));
+    socket.on('data', (chunk: Buffer) => {
+      if (!ciphers) {
+        head = Buffer.concat([head, chunk]);
+        if (head.length < HANDSHAKE_BYTES) return;
+        try {
+          ciphers = sessionCiphers(serverHandshake(head.subarray(0, HANDSHAKE_BYTES), this.options.secretKey, this.keyId), 'server');
+        } catch (e) {
+          log(`handshake refused: ${(e as Error).message}`);
+          return void socket.destroy();
+        }
+        send(Buffer.alloc(0));
+        chunk = head.subarray(HANDSHAKE_BYTES);
+        if (chunk.length === 0) return;
+      }
+      let frames: Buffer[];
+      try {
+        frames = decoder.push(ciphers.rx.update(chunk));
+      } catch (e) {
+        log((e as Error).message);
+        return void socket.destroy();
+      }
+      for (const payload of frames) {
+        let msg;
+        try {
+          msg = decodeAdnlMessage(payload);
+        } catch (e) {
+          log((e as Error).message);
+          return void socket.destroy();
+        }
+        if (msg.kind === 'ping') send(encodeAdnlMessage({ kind: 'pong', randomId: msg.randomId }));
+        else if (msg.kind === 'query') {
+          const queryId = msg.queryId;
+          void this.answer(msg.query).then(
+            (answer) => send(encodeAdnlMessage({ kind: 'answer', queryId, answer })),
+            (e: Error) => log(`query failed: ${e.message}`),
+          );
+        }
+      }
+    });
+  }
+
+  /** The answer bytes of one liteServer.query: the boxed reply, or a liteServer.error. */
+  private async answer(query: Buffer): Promise<Buffer> {
+    let decoded;
+    try {
+      decoded = decodeLiteQuery(query);
+    } catch (e) {
+      if (e instanceof UnknownLiteMethodError) return encodeLiteError(LiteErrorCode.protoViolation, e.message);
+      if (e instanceof TLError) return encodeLiteError(LiteErrorCode.protoViolation, `malformed query: ${e.message}`);
+      throw e;
+    }
+    const { method, request, wait } = decoded;
+    try {
+      if (wait) {
+        const waitFor = this.options.handler.waitMasterchainSeqno;
+        if (!waitFor) throw new LiteServerError(LiteErrorCode.error, 'waitMasterchainSeqno is not supported');
+        if (wait.timeoutMs > MAX_WAIT_MS || wait.timeoutMs < 0) {
+          throw new LiteServerError(LiteErrorCode.error, `waitMasterchainSeqno timeout ${wait.timeoutMs} ms is out of range (0..${MAX_WAIT_MS})`);
+        }
+        await waitFor.call(this.options.handler, wait.seqno, wait.timeoutMs);
+      }
+      const fn = this.options.handler.methods[method] as ((r: unknown) => unknown) | undefined;
+      if (!fn) throw new LiteServerError(LiteErrorCode.error, `method liteServer.${method} is not served here`);
+      const response = await fn.call(this.options.handler.methods, request);
+      return encodeLiteAnswer(method, response as never);
+    } catch (e) {
+      if (e instanceof LiteServerError) return encodeLiteError(e.code, e.serverMessage);
+      return encodeLiteError(LiteErrorCode.error, `liteServer.${method} failed: ${(e as Error).message}`);
+    }
+  }
+}
+
+/**
+ * The served masterchain head for waitMasterchainSeqno: `advance` moves it, `wait` resolves when
+ * it reaches a seqno or rejects with liteServer.error 652 after the timeout.
+ */
+export class MasterchainHead {
+  private waiters = new Set<{ seqno: number; resolve(): void }>();
+
+  constructor(private current = 0) {}
+
+  get seqno(): number {
+    return this.current;
+  }
+
+  advance(seqno: number): void {
+    if (seqno <= this.current) return;
+    this.current = seqno;
+    for (const w of this.waiters) if (w.seqno <= seqno) {
+      this.waiters.delete(w);
+      w.resolve();
+    }
+  }
+
+  wait(seqno: number, timeoutMs: number): Promise<void> {
+    if (seqno <= this.current) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const w = {
+        seqno,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(w);
+        reject(new LiteServerError(LiteErrorCode.timeout, `masterchain block ${seqno} not reached within ${timeoutMs} ms (head ${this.current})`));
+      }, timeoutMs);
+      this.waiters.add(w);
+    });
+  }
+}

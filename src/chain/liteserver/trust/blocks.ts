@@ -1,0 +1,76 @@
+// Check (a), block headers proven by a Merkle proof against the block's root hash, and full blocks checked
+// by root hash and file hash, each linked to its parents through prev_ref.
+import { createHash } from 'node:crypto';
+import { Cell } from '@ton/core';
+import { readBlockInfo, type BlockInfo } from '../../decode/block-info.js';
+import { BLOCK_TAG } from '../../decode/block.js';
+import { describeBlock, refHashes, shardIdHex, type BlockRef } from './block-ref.js';
+import { expectHash, ProofError, proofRead } from './errors.js';
+import { cellHash, hashHex, proofRoots, provenReader, unwrapMerkleProof } from './merkle.js';
+
+/** A proven block: its root cell (maybe with pruned parts) and its header. */
+export interface ProvenBlock {
+  block: Cell;
+  info: BlockInfo;
+}
+
+/** Reads the header of a proven Block cell and checks it is the block `id` names (`<check>.id`). */
+export function provenBlockInfo(block: Cell, id: BlockRef, check: string): BlockInfo {
+  const r = provenReader(block, `${check}.block`);
+  const info = proofRead(`${check}.info`, () => {
+    const tag = r.uint(32);
+    if (tag !== BLOCK_TAG) throw new ProofError(`${check}.block`, 'malformed', `tag 0x${tag.toString(16)} is not a Block`);
+    r.skip(32); // global_id
+    return readBlockInfo(r.ref());
+  });
+  if (info.workchain !== id.workchain || info.shard !== shardIdHex(id.shard) || info.seqno !== id.seqno) {
+    throw new ProofError(`${check}.id`, 'mismatch', `the header is of block (${info.workchain}, ${info.shard}, ${info.seqno}), not ${describeBlock(id)}`);
+  }
+  return info;
+}
+
+/**
+ * A one-root block proof anchored by `id.rootHash` alone: the Block cell, whose header the proof may leave
+ * out (the root hash names the block already).
+ */
+export function provenBlockRoot(proof: Buffer | Cell, id: BlockRef, check: string): Cell {
+  const root = proof instanceof Cell ? proof : proofRoots(proof, check, 1)[0]!;
+  const block = unwrapMerkleProof(root, `${check}.root_hash`, id.rootHash);
+  const tag = proofRead(`${check}.block`, () => provenReader(block, `${check}.block`).uint(32));
+  if (tag !== BLOCK_TAG) throw new ProofError(`${check}.block`, 'malformed', `tag 0x${tag.toString(16)} is not a Block`);
+  return block;
+}
+
+/** (a) `blockHeader.header_proof` (or any one-root block proof) of block `id`. */
+export function checkBlockHeaderProof(proof: Buffer | Cell, id: BlockRef, check = 'header'): ProvenBlock {
+  const root = proof instanceof Cell ? proof : proofRoots(proof, check, 1)[0]!;
+  const block = unwrapMerkleProof(root, `${check}.root_hash`, id.rootHash);
+  return { block, info: provenBlockInfo(block, id, check) };
+}
+
+/** A full block BoC: one root whose hash is `id.rootHash`, bytes whose sha256 is `id.fileHash`. */
+export function checkFullBlock(boc: Buffer, id: BlockRef, check = 'block'): ProvenBlock {
+  const { rootHash, fileHash } = refHashes(id);
+  if (fileHash !== undefined) expectHash(`${check}.file_hash`, createHash('sha256').update(boc).digest('hex'), fileHash, 'sha256 of the BoC');
+  const [root] = proofRoots(boc, check, 1);
+  expectHash(`${check}.root_hash`, cellHash(root!), rootHash, 'root cell hash');
+  return { block: root!, info: provenBlockInfo(root!, id, check) };
+}
+
+/**
+ * A child's `prev_ref` must name its parents exactly: one parent, or two after a merge (left half first).
+ * Parents need their file hash.
+ */
+export function checkPrevLinks(child: BlockInfo, parents: BlockRef[], check = 'block.prev_ref'): void {
+  const expected = child.afterMerge ? 2 : 1;
+  if (parents.length !== expected || child.prev.length !== expected) {
+    throw new ProofError(check, 'mismatch', `block ${child.seqno} has ${child.prev.length} parent(s) (after_merge ${child.afterMerge}), ${parents.length} given`);
+  }
+  child.prev.forEach((prev, i) => {
+    const parent = parents[i]!;
+    if (parent.fileHash === undefined) throw new ProofError(check, 'malformed', `parent ${describeBlock(parent)} has no file hash`);
+    if (prev.seqno !== parent.seqno) throw new ProofError(check, 'mismatch', `prev_ref ${i} is seqno ${prev.seqno}, the parent is ${parent.seqno}`);
+    expectHash(check, prev.rootHash, hashHex(parent.rootHash), `prev_ref ${i} root hash`);
+    expectHash(check, prev.fileHash, hashHex(parent.fileHash), `prev_ref ${i} file hash`);
+  });
+}

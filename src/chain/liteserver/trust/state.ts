@@ -1,0 +1,124 @@
+// Proven shard states: a block proof and a state proof linked by the block's MERKLE_UPDATE, and strict
+// readers of the state parts the checks need (ShardStateUnsplit, McStateExtra, ConfigParams).
+import type { Cell } from '@ton/core';
+import { readShardIdent } from '../../decode/block-info.js';
+import type { CellReader } from '../../decode/reader.js';
+import { ProofError, proofRead } from './errors.js';
+import { lookupHashmap, merkleUpdateHashes, provenReader, provenValue, signedKey, unwrapMerkleProof } from './merkle.js';
+
+export const SHARD_STATE_TAG = 0x9023afe2;
+export const MC_STATE_EXTRA_TAG = 0xcc26;
+
+/** A `ShardStateUnsplit` as far as the checks read it; the referenced parts stay cells (maybe pruned). */
+export interface ProvenShardState {
+  globalId: number;
+  workchain: number;
+  shard: string;
+  seqno: number;
+  genUtime: number;
+  genLt: bigint;
+  /** `ShardAccounts` = `HashmapAugE 256 ShardAccount DepthBalanceInfo`. */
+  accounts: Cell;
+  /** `McStateExtra` of a masterchain state, null for a shard state. */
+  custom: Cell | null;
+}
+
+/**
+ * Unwraps a block proof against the block's root hash and the state proof against the block's
+ * MERKLE_UPDATE new hash: the state is the one right after this block. `check` prefixes the link names.
+ */
+export function provenStateOfBlock(blockProof: Cell, stateProof: Cell, blockRootHash: string, check: string): { block: Cell; state: Cell } {
+  const block = unwrapMerkleProof(blockProof, `${check}.block_root_hash`, blockRootHash);
+  const update = provenReader(block, `${check}.block`);
+  const stateUpdate = proofRead(`${check}.block`, () => {
+    if (update.uint(32) !== 0x11ef55aa) throw new ProofError(`${check}.block`, 'malformed', 'proven cell is not a Block');
+    return block.refs[2];
+  });
+  if (!stateUpdate) throw new ProofError(`${check}.block`, 'malformed', 'Block has no state_update');
+  const { newHash } = merkleUpdateHashes(stateUpdate, `${check}.state_update`);
+  const state = unwrapMerkleProof(stateProof, `${check}.state_root`, newHash);
+  return { block, state };
+}
+
+// shard_state#9023afe2 global_id:int32 shard_id:ShardIdent seq_no:uint32 vert_seq_no:# gen_utime:uint32
+//   gen_lt:uint64 min_ref_mc_seqno:uint32 out_msg_queue_info:^OutMsgQueueInfo before_split:(## 1)
+//   accounts:^ShardAccounts ^[ … ] custom:(Maybe ^McStateExtra)
+export function readShardState(state: Cell, check: string): ProvenShardState {
+  const r = provenReader(state, check);
+  return proofRead(check, () => {
+    const tag = r.uint(32);
+    if (tag !== SHARD_STATE_TAG) throw new ProofError(check, 'malformed', `ShardStateUnsplit tag 0x${tag.toString(16)} is not 0x9023afe2`);
+    const globalId = r.int(32);
+    const { workchain, shard } = readShardIdent(r);
+    const seqno = r.uint(32);
+    r.skip(32); // vert_seq_no
+    const genUtime = r.uint(32);
+    const genLt = r.bigUint(64);
+    r.skip(32); // min_ref_mc_seqno
+    r.ref(); // out_msg_queue_info
+    r.skip(1); // before_split
+    const accounts = r.ref();
+    r.ref(); // ^[ overload_history … master_ref ]
+    const custom = r.maybeRef();
+    return { globalId, workchain, shard, seqno, genUtime, genLt, accounts, custom };
+  });
+}
+
+/** The parts of `McStateExtra` the checks read. */
+export interface McStateExtra {
+  /** `ShardHashes` = `HashmapE 32 ^(BinTree ShardDescr)`: null when empty. */
+  shardHashes: Cell | null;
+  configAddress: string;
+  /** `Hashmap 32 ^Cell` of config params. */
+  configParams: Cell;
+  /** `^[ flags validator_info prev_blocks after_key_block last_key_block … ]` (maybe pruned). */
+  info: Cell;
+}
+
+// masterchain_state_extra#cc26 shard_hashes:ShardHashes config:ConfigParams ^[ … ] global_balance:CurrencyCollection
+// _ config_addr:bits256 config:^(Hashmap 32 ^Cell) = ConfigParams;
+export function readMcStateExtra(custom: Cell, check: string): McStateExtra {
+  const r = provenReader(custom, check);
+  return proofRead(check, () => {
+    const tag = r.uint(16);
+    if (tag !== MC_STATE_EXTRA_TAG) throw new ProofError(check, 'malformed', `McStateExtra tag 0x${tag.toString(16)} is not 0xcc26`);
+    const shardHashes = r.maybeRef();
+    const configAddress = r.hex(256);
+    const configParams = r.ref();
+    const info = r.ref();
+    return { shardHashes, configAddress, configParams, info };
+  });
+}
+
+/** The masterchain state's McStateExtra; a shard state (no `custom`) is `malformed` for `check`. */
+export function mcStateExtraOf(state: ProvenShardState, check: string): McStateExtra {
+  if (!state.custom) throw new ProofError(check, 'malformed', 'the state has no McStateExtra (not a masterchain state)');
+  return readMcStateExtra(state.custom, check);
+}
+
+/**
+ * Config param `index` (int32 keys: negative ones exist) from a proven `Hashmap 32 ^Cell`: its cell, null when the proof shows it absent;
+ * a param under a pruned branch is `not-proven` (`config.param<index>`). The returned cell may still hold
+ * pruned parts: read it with provenReader / the strict lookups.
+ */
+export function provenConfigParam(configParams: Cell, index: number): Cell | null {
+  const check = `config.param${index}`;
+  const value: CellReader | null = provenValue(lookupHashmap(configParams, 32, signedKey(index, 32), check), check, `config param ${index}`);
+  return value ? proofRead(check, () => value.ref()) : null;
+}
+
+/** `validator_info$_ validator_list_hash_short:uint32 catchain_seqno:uint32 nx_cc_updated:Bool` and the last key block seqno. */
+export function readMcStateInfo(info: Cell, check: string): { validatorListHashShort: number; catchainSeqno: number; lastKeyBlockSeqno: number | null } {
+  const r = provenReader(info, check);
+  return proofRead(check, () => {
+    r.skip(16); // flags
+    const validatorListHashShort = r.uint(32);
+    const catchainSeqno = r.uint(32);
+    r.skip(1); // nx_cc_updated
+    r.skipMaybeRef(); // prev_blocks:OldMcBlocksInfo = HashmapAugE 32 KeyExtBlkRef KeyMaxLt …
+    r.skip(65); // … and its root extra inline, KeyMaxLt = key:Bool max_end_lt:uint64
+    r.skip(1); // after_key_block
+    const lastKeyBlockSeqno = r.bool() ? (r.skip(64), r.uint(32)) : null; // ext_blk_ref: end_lt, seq_no, …
+    return { validatorListHashShort, catchainSeqno, lastKeyBlockSeqno };
+  });
+}
