@@ -6,4 +6,4 @@ export { checkBlockHeaderProof, checkFullBlock, checkPrevLinks, parentShards, pr
 export { checkAllShardsInfo, checkShardBlockProof, findShardDescr, type ShardDescr } from './shards.js';
 export { checkAccountState, checkAccountStateProof, type AccountRef, type AccountStateReply, type ProvenAccountState } from './account.js';
 export { checkTransactionHistory, checkTransactionInBlock, type ProvenTransaction } from './transactions.js';
-export { mcStateExtraOf, provenConfigParam, provenStateOfBlock, readShardState } from './state.js';
+export { checkConfigProof, mcStateExtraOf, provenConfigParam, provenStateOfBlock, readShardState } from './state.js';
