@@ -45,6 +45,18 @@ describe('(c) account state: EQBvW8… at basechain block 36908135 (mainnet)', (
     const forged = [blockProof!, convertToMerkleProof(forgedState)];
     expect(proofFailure(() => checkAccountStateProof(forged, SHARD_BLOCK, ACCOUNT, state))).toMatchObject({ check: 'account.state_root', failure: 'mismatch' });
     expect(proofFailure(() => checkAccountStateProof(proof, { ...SHARD_BLOCK, rootHash: '00'.repeat(32) }, ACCOUNT, state))).toMatchObject({ check: 'account.block_root_hash' });
+    // One bit flipped in a pruned hash of the state (a sibling subtree of ShardAccounts).
+    const siblingPath = [1, ...findPath(stateProof!.refs[0]!.refs[1]!, (c) => c.isExotic && c.bits.length === 8 + 8 + 256 + 16)]; // ref 1: accounts
+    const flipped = replaceAt(stateProof!.refs[0]!, siblingPath, (pruned) => flipBit(pruned, 16 + 200));
+    expect(proofFailure(() => checkAccountStateProof([blockProof!, convertToMerkleProof(flipped)], SHARD_BLOCK, ACCOUNT, state))).toMatchObject({ check: 'account.state_root', failure: 'mismatch' });
+  });
+
+  it('a masterchain account is read at the masterchain block itself, strictly', () => {
+    const elector = { workchain: -1, id: '33'.repeat(32) };
+    const mcProof = mainnetFixture('proofs/shard_proof_mc31220993.boc'); // block + state of 31220993, accounts pruned
+    const reply = { id: MC_31220993, shardblk: MC_31220993, shardProof: Buffer.alloc(0), proof: mcProof, state: mainnetFixture('blocks/account_state_elector.boc') };
+    expect(proofFailure(() => checkAccountState(reply, elector))).toMatchObject({ check: 'account.shard_accounts', failure: 'not-proven' });
+    expect(proofFailure(() => checkAccountState({ ...reply, shardblk: { ...MC_31220993, rootHash: SHARD_BLOCK.rootHash } }, elector))).toMatchObject({ check: 'account.shard', failure: 'mismatch' });
   });
 });
 

@@ -6,7 +6,7 @@ import { flipBit, prunedBranch, replaceAt } from '../../../../test/support/merkl
 import { MC_31220993, mainnetFixture, proofFailure } from '../../../../test/support/proofs.js';
 import { readBlockInfo } from '../../decode/block-info.js';
 import { decodeBlock } from '../../decode/block.js';
-import { checkBlockHeaderProof, checkFullBlock, checkPrevLinks } from './blocks.js';
+import { checkBlockHeaderProof, checkFullBlock, checkPrevLinks, parentShards } from './blocks.js';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -57,20 +57,37 @@ describe('full blocks: root hash, file hash and prev_ref links', () => {
     expect(proofFailure(() => checkFullBlock(mc, { ...mcId, seqno: 17734192 }))).toMatchObject({ check: 'block.id', failure: 'mismatch' });
   });
 
-  it("links a child to its parents' real root and file hashes (blocks 54302208 and 54302203 as parents)", () => {
-    const [a, b] = ['blocks/tongo-block-6.boc', 'blocks/tongo-block-7.boc'].map((f) => {
-      const bytes = mainnetFixture(f);
-      const d = decodeBlock(bytes);
-      return { id: { workchain: 0, shard: d.header.shard, seqno: d.header.seqno, rootHash: d.header.rootHash, fileHash: d.header.fileHash }, endLt: d.header.endLt };
-    });
-    const asParent = (p: typeof a) => ({ endLt: p!.endLt, seqno: p!.id.seqno, rootHash: p!.id.rootHash, fileHash: p!.id.fileHash });
-    const child = readBlockInfo(blockInfoCell({ seqno: a!.id.seqno + 1, prev: [asParent(a)] }));
+  const real = (f: string) => {
+    const d = decodeBlock(mainnetFixture(f));
+    const id = { workchain: 0, shard: d.header.shard, seqno: d.header.seqno, rootHash: d.header.rootHash, fileHash: d.header.fileHash };
+    return { id, asParent: { endLt: d.header.endLt, seqno: id.seqno, rootHash: id.rootHash, fileHash: id.fileHash } };
+  };
+
+  it("links a child to its parent's real root and file hashes (blocks 54302208 and 54302203 of shard a000…)", () => {
+    const [a, b] = [real('blocks/tongo-block-6.boc'), real('blocks/tongo-block-7.boc')];
+    const inA000 = { shardPfxBits: 2, shardPrefix: 0x8000000000000000n };
+    const child = readBlockInfo(blockInfoCell({ ...inA000, seqno: a!.id.seqno + 1, prev: [a!.asParent] }));
     checkPrevLinks(child, [a!.id]);
     expect(proofFailure(() => checkPrevLinks(child, [b!.id]))).toMatchObject({ check: 'block.prev_ref', failure: 'mismatch' });
     expect(proofFailure(() => checkPrevLinks(child, [{ ...a!.id, fileHash: b!.id.fileHash }]))).toMatchObject({ check: 'block.prev_ref' });
     expect(proofFailure(() => checkPrevLinks(child, [a!.id, b!.id]))).toMatchObject({ check: 'block.prev_ref' });
-    const merged = readBlockInfo(blockInfoCell({ afterMerge: true, seqno: a!.id.seqno + 1, prev: [asParent(b), asParent(a)] }));
-    checkPrevLinks(merged, [b!.id, a!.id]);
+    // The right hashes, but a parent in another shard.
+    expect(proofFailure(() => checkPrevLinks(child, [{ ...a!.id, shard: '8000000000000000' }]))).toMatchObject({ check: 'block.prev_ref', failure: 'mismatch' });
+  });
+
+  it('after a split the parent is the parent shard; after a merge the two halves, left first', () => {
+    const parent = real('blocks/block_0_8000000000000000_34703989.boc');
+    const inC000 = { shardPfxBits: 1, shardPrefix: 0x8000000000000000n };
+    const split = readBlockInfo(blockInfoCell({ ...inC000, afterSplit: true, seqno: parent.id.seqno + 1, prev: [parent.asParent] }));
+    expect(parentShards(split)).toEqual(['8000000000000000']);
+    checkPrevLinks(split, [parent.id]);
+    const [a, b] = [real('blocks/tongo-block-6.boc'), real('blocks/tongo-block-7.boc')];
+    const merged = readBlockInfo(blockInfoCell({ ...inC000, afterMerge: true, seqno: a!.id.seqno + 1, prev: [a!.asParent, b!.asParent] }));
+    expect(parentShards(merged)).toEqual(['a000000000000000', 'e000000000000000']);
+    // Block 54302203 is of shard a000… itself, so as the right half (e000…) it is refused; with the shard
+    // the merge needs (its hashes unchanged, the label only) the link holds.
     expect(proofFailure(() => checkPrevLinks(merged, [a!.id, b!.id]))).toMatchObject({ check: 'block.prev_ref' });
+    checkPrevLinks(merged, [a!.id, { ...b!.id, shard: 'e000000000000000' }]);
+    expect(proofFailure(() => checkPrevLinks(merged, [{ ...b!.id, shard: 'a000000000000000' }, { ...a!.id, shard: 'e000000000000000' }]))).toMatchObject({ check: 'block.prev_ref' });
   });
 });

@@ -2,7 +2,7 @@
 // by root hash and file hash, each linked to its parents through prev_ref.
 import { createHash } from 'node:crypto';
 import { Cell } from '@ton/core';
-import { readBlockInfo, type BlockInfo } from '../../decode/block-info.js';
+import { readBlockInfo, shardHex, type BlockInfo } from '../../decode/block-info.js';
 import { BLOCK_TAG } from '../../decode/block.js';
 import { describeBlock, refHashes, shardIdHex, type BlockRef } from './block-ref.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
@@ -58,16 +58,32 @@ export function checkFullBlock(boc: Buffer, id: BlockRef, check = 'block'): Prov
 }
 
 /**
- * A child's `prev_ref` must name its parents exactly: one parent, or two after a merge (left half first).
- * Parents need their file hash.
+ * The shards of a block's parents: the two halves after a merge (left first), the parent shard after a
+ * split, else its own shard. The masterchain never splits.
+ */
+export function parentShards(info: BlockInfo): string[] {
+  const shard = BigInt(`0x${info.shard}`);
+  const low = shard & -shard;
+  if (info.afterMerge) return [shardHex(shard - (low >> 1n)), shardHex(shard + (low >> 1n))];
+  if (info.afterSplit) return [shardHex((shard - low) | (low << 1n))];
+  return [info.shard];
+}
+
+/**
+ * A child's `prev_ref` must name its parents exactly: one parent, or two after a merge (left half first),
+ * in the shards `parentShards` gives. Parents need their file hash.
  */
 export function checkPrevLinks(child: BlockInfo, parents: BlockRef[], check = 'block.prev_ref'): void {
   const expected = child.afterMerge ? 2 : 1;
   if (parents.length !== expected || child.prev.length !== expected) {
     throw new ProofError(check, 'mismatch', `block ${child.seqno} has ${child.prev.length} parent(s) (after_merge ${child.afterMerge}), ${parents.length} given`);
   }
+  const shards = parentShards(child);
   child.prev.forEach((prev, i) => {
     const parent = parents[i]!;
+    if (parent.workchain !== child.workchain || shardIdHex(parent.shard) !== shards[i]) {
+      throw new ProofError(check, 'mismatch', `parent ${i} ${describeBlock(parent)} is not in shard (${child.workchain}, ${shards[i]})`);
+    }
     if (parent.fileHash === undefined) throw new ProofError(check, 'malformed', `parent ${describeBlock(parent)} has no file hash`);
     if (prev.seqno !== parent.seqno) throw new ProofError(check, 'mismatch', `prev_ref ${i} is seqno ${prev.seqno}, the parent is ${parent.seqno}`);
     expectHash(check, prev.rootHash, hashHex(parent.rootHash), `prev_ref ${i} root hash`);

@@ -1,23 +1,11 @@
 import { beginCell, Dictionary, generateMerkleProof } from '@ton/core';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MC_31220993 as MC_ANCHOR, mainnetFixture as fixture, proofFailure as failure } from '../../../../test/support/proofs.js';
 import { flipBit, proveOnly, replaceAt } from '../../../../test/support/merkle.js';
 import { CellReader, PrunedCellError } from '../../decode/reader.js';
-import { ProofError } from './errors.js';
 import { cellHash, lookupHashmap, lookupHashmapE, merkleUpdateHashes, proofRoots, provenReader, provenValue, unwrapMerkleProof } from './merkle.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../../test/fixtures/mainnet/${name}`, import.meta.url));
-const MC_31220993 = '51ed3b9e728e7c548b15a5e5ce988b4a74984c3f8374f3f1a52c7b1f46c26406';
-
-function failure(fn: () => unknown): ProofError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ProofError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProofError');
-}
+const MC_31220993 = MC_ANCHOR.rootHash;
 
 describe('Merkle proof primitives on mainnet proofs', () => {
   it('unwraps the header proof of masterchain block 31220993 against its root hash', () => {

@@ -1,9 +1,9 @@
-import { beginCell, Cell, convertToMerkleProof } from '@ton/core';
+import { beginCell, Cell, convertToMerkleProof, Dictionary } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { cellAt, findPath, flipBit, flippedBits, proveOnly, prunedBranch, rebuild, replaceAt } from '../../../../test/support/merkle.js';
 import { MC_31220993, mainnetFixture, proofFailure } from '../../../../test/support/proofs.js';
 import { decodeBlock } from '../../decode/block.js';
-import { checkAllShardsInfo, checkShardBlockProof } from './shards.js';
+import { accountPosition, checkAllShardsInfo, checkShardBlockProof, findShardDescr } from './shards.js';
 import { cellHash } from './merkle.js';
 
 // Basechain block 36908135, the top of shard 8000000000000000 that masterchain block 31220993 lists.
@@ -74,5 +74,23 @@ describe("(b') getAllShardsInfo: one-root proof of the block's McBlockExtra, Sha
     expect(proofFailure(() => checkAllShardsInfo(proof, forgedData, mcId))).toMatchObject({ check: 'shards.shard_hashes', failure: 'mismatch' });
     expect(proofFailure(() => checkAllShardsInfo(proof, beginCell().storeBit(false).endCell().toBoc(), mcId))).toMatchObject({ check: 'shards.shard_hashes' });
     expect(proofFailure(() => checkAllShardsInfo(proof, data, { ...mcId, rootHash: '00'.repeat(32) }))).toMatchObject({ check: 'shards.root_hash' });
+  });
+});
+
+describe('findShardDescr on a split workchain', () => {
+  // Two real descriptor leaves (of the mainnet shard descr) under one fork: shards 4000… and c000….
+  const leaf = Cell.fromBoc(mainnetFixture('proofs/shard_descr_wc0.boc'))[0]!;
+  const tree = beginCell().storeBit(true).storeRef(leaf).storeRef(leaf).endCell();
+  const dict = Dictionary.empty(Dictionary.Keys.Int(32), Dictionary.Values.Cell());
+  dict.set(0, tree);
+  const root = beginCell().storeDictDirect(dict).endCell();
+
+  it('an account lands in its half, even one whose first 64 bits equal the split shard id', () => {
+    expect(findShardDescr(root, 0, accountPosition('8000000000000000'.padEnd(64, '0')), 's')!.shard).toBe('c000000000000000');
+    expect(findShardDescr(root, 0, accountPosition('7fffffffffffffff'.padEnd(64, 'f')), 's')!.shard).toBe('4000000000000000');
+    expect(findShardDescr(root, 0, 0xc000000000000000n, 's')!.shard).toBe('c000000000000000');
+    expect(findShardDescr(root, 1, 0xc000000000000000n, 's')).toBeNull();
+    // Asking for the shard that split is an error, not a guess.
+    expect(proofFailure(() => findShardDescr(root, 0, 0x8000000000000000n, 's'))).toMatchObject({ check: 's', failure: 'mismatch' });
   });
 });

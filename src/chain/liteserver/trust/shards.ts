@@ -13,8 +13,8 @@ import { mcStateExtraOf, provenStateOfBlock, readShardState } from './state.js';
 export type { ShardDescr } from '../../decode/shard-hashes.js';
 
 /**
- * The ShardDescr of the shard of `workchain` that holds `position` (a shard id, or the first 64 bits of an
- * account id) in a proven `ShardHashes` root (the HashmapE's root cell, null when empty). Null when the proof
+ * The ShardDescr of the shard of `workchain` that holds `position` (a shard id, or an account's
+ * `accountPosition`) in a proven `ShardHashes` root (the HashmapE's root cell, null when empty). Null when the proof
  * shows no such workchain; a pruned cell on the way is `not-proven`.
  */
 export function findShardDescr(shardHashes: Cell | null, workchain: number, position: bigint, check: string): ShardDescr | null {
@@ -41,9 +41,12 @@ export function findShardLeaf(shardHashes: Cell | null, workchain: number, posit
   }
 }
 
-/** The shard position of an account: the first 64 bits of its id. */
+/**
+ * The shard position of an account: its first 63 bits as a shard id (tag bit 1), so that it never equals
+ * the id of a shard that is split (whose halves it falls between) and always lands in one leaf.
+ */
 export function accountPosition(accountId: string): bigint {
-  return BigInt(`0x${accountId.slice(0, 16)}`);
+  return BigInt(`0x${accountId.slice(0, 16)}`) | 1n;
 }
 
 /** Whether shard `shard` (hex id) holds the position (a shard id or an account's first 64 bits). */

@@ -1,25 +1,13 @@
 import { Cell, convertToMerkleProof } from '@ton/core';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MC_31220993 as MC_ANCHOR, mainnetFixture as fixture, proofFailure as failure } from '../../../../test/support/proofs.js';
 import { cellAt, flipBit, flippedBits, prunedBranch, rebuild, replaceAt } from '../../../../test/support/merkle.js';
 import { readBlockInfo } from '../../decode/block-info.js';
-import { ProofError } from './errors.js';
 import { unwrapMerkleProof } from './merkle.js';
 import { findShardDescr } from './shards.js';
-import { mcStateExtraOf, provenConfigParam, provenStateOfBlock, readMcStateInfo, readShardState } from './state.js';
+import { checkConfigProof, mcStateExtraOf, provenConfigParam, provenStateOfBlock, readMcStateInfo, readShardState } from './state.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../../test/fixtures/mainnet/${name}`, import.meta.url));
-const MC_31220993 = '51ed3b9e728e7c548b15a5e5ce988b4a74984c3f8374f3f1a52c7b1f46c26406';
-
-function failure(fn: () => unknown): ProofError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ProofError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProofError');
-}
+const MC_31220993 = MC_ANCHOR.rootHash;
 
 describe('proven masterchain state (shard proof of mainnet block 31220993)', () => {
   const [blockProof, stateProof] = Cell.fromBoc(fixture('proofs/shard_proof_mc31220993.boc'));
@@ -92,5 +80,19 @@ describe('the other config proofs in the fixtures', () => {
     expect(provenConfigParam(extra.configParams, 79)!.refs.length).toBeGreaterThan(0);
     expect(provenConfigParam(extra.configParams, 34)).not.toBeNull();
     expect(provenConfigParam(extra.configParams, 30)).toBeNull();
+  });
+});
+
+describe('checkConfigProof (getConfigParams reply)', () => {
+  const [blockProof, stateProof] = Cell.fromBoc(fixture('proofs/shard_proof_mc31220993.boc'));
+  const stateBoc = blockProof!.toBoc();
+
+  it("links the config proof to the block: another block's state is refused, a pruned config is not proven", () => {
+    // Block 31220993's own state proof: its config is pruned there, so param 34 is not proven (never absent).
+    expect(failure(() => checkConfigProof(stateBoc, stateProof!.toBoc(), MC_31220993, [34]))).toMatchObject({ check: 'config.param34', failure: 'not-proven' });
+    // A real config proof of block 65466080 served for block 31220993.
+    const other = fixture('config/tongo-config_proof_65466080.boc');
+    expect(failure(() => checkConfigProof(stateBoc, other, MC_31220993, [34]))).toMatchObject({ check: 'config.state_root', failure: 'mismatch' });
+    expect(failure(() => checkConfigProof(stateBoc, stateProof!.toBoc(), '00'.repeat(32), [34]))).toMatchObject({ check: 'config.block_root_hash' });
   });
 });

@@ -4,7 +4,7 @@ import type { Cell } from '@ton/core';
 import { readShardIdent } from '../../decode/block-info.js';
 import type { CellReader } from '../../decode/reader.js';
 import { ProofError, proofRead } from './errors.js';
-import { lookupHashmap, merkleUpdateHashes, provenReader, provenValue, signedKey, unwrapMerkleProof } from './merkle.js';
+import { hashHex, lookupHashmap, merkleUpdateHashes, proofRoots, provenReader, provenValue, signedKey, unwrapMerkleProof, type HashLike } from './merkle.js';
 
 export const SHARD_STATE_TAG = 0x9023afe2;
 export const MC_STATE_EXTRA_TAG = 0xcc26;
@@ -105,6 +105,18 @@ export function provenConfigParam(configParams: Cell, index: number): Cell | nul
   const check = `config.param${index}`;
   const value: CellReader | null = provenValue(lookupHashmap(configParams, 32, signedKey(index, 32), check), check, `config param ${index}`);
   return value ? proofRead(check, () => value.ref()) : null;
+}
+
+/**
+ * A `getConfigParams`/`getConfigAll` reply: `state_proof` proves block `block` (its root hash) and its
+ * MERKLE_UPDATE, `config_proof` the state after it; returns each asked param (null when proven absent).
+ */
+export function checkConfigProof(stateProof: Buffer, configProof: Buffer, blockRootHash: HashLike, params: number[], check = 'config'): Map<number, Cell | null> {
+  const [blockProof] = proofRoots(stateProof, `${check}.block`, 1);
+  const [stateRoot] = proofRoots(configProof, `${check}.state`, 1);
+  const { state } = provenStateOfBlock(blockProof!, stateRoot!, hashHex(blockRootHash), check);
+  const extra = mcStateExtraOf(readShardState(state, `${check}.state`), `${check}.state`);
+  return new Map(params.map((index) => [index, provenConfigParam(extra.configParams, index)]));
 }
 
 /** `validator_info$_ validator_list_hash_short:uint32 catchain_seqno:uint32 nx_cc_updated:Bool` and the last key block seqno. */
