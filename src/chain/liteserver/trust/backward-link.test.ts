@@ -4,20 +4,11 @@ import { prunedBranch, replaceAt } from '../../../../test/support/merkle.js';
 import { bitsForMax } from '../../decode/reader.js';
 import type { BlockIdExt } from '../tl/lite-types.js';
 import { checkBackwardLink, type BackwardLink } from './backward-link.js';
-import { ProofError } from './errors.js';
+import { proofFailure } from '../../../../test/support/proofs.js';
 
 const MC_SHARD = -(1n << 63n);
 const GLOBAL_ID = -217;
 
-function failure(fn: () => unknown): ProofError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ProofError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProofError');
-}
 
 /** A masterchain Block whose header (BlockInfo) carries `seqno` and the key flag; other parts are stand-ins. */
 function mcBlock(seqno: number, keyBlock: boolean, stateUpdate: Cell = beginCell().endCell()): Cell {
@@ -124,22 +115,22 @@ describe('backward link through prev_blocks of a proven masterchain state', () =
 
   it('a non-key block claimed as a key block is refused', () => {
     const c = chain();
-    expect(failure(() => checkBackwardLink(c.link(c.older[2]!, true)))).toMatchObject({ check: 'link.back.key_block', failure: 'mismatch' });
+    expect(proofFailure(() => checkBackwardLink(c.link(c.older[2]!, true)))).toMatchObject({ check: 'link.back.key_block', failure: 'mismatch' });
   });
 
   it('a target with another root hash, or one the state does not name, is refused', () => {
     const c = chain();
     const forged = { ...c.link(c.older[1]!), to: { ...idOf(c.older[1]!), rootHash: Buffer.alloc(32, 1) } };
-    expect(failure(() => checkBackwardLink(forged))).toMatchObject({ check: 'link.back.prev_blocks', failure: 'mismatch' });
+    expect(proofFailure(() => checkBackwardLink(forged))).toMatchObject({ check: 'link.back.prev_blocks', failure: 'mismatch' });
     const stranger: OldBlock = { seqno: 0x10000, key: false, block: mcBlock(0x10000, false) };
     const late = { ...c.link(stranger), from: { ...c.link(stranger).from, seqno: 0x20000 } };
-    expect(failure(() => checkBackwardLink(late))).toMatchObject({ check: 'link.back.prev_blocks', failure: 'mismatch' });
+    expect(proofFailure(() => checkBackwardLink(late))).toMatchObject({ check: 'link.back.prev_blocks', failure: 'mismatch' });
   });
 
   it('a state proof that is not the source block\'s new state is refused', () => {
     const c = chain();
     const other = mcState(6, c.older.slice(0, 3));
-    expect(failure(() => checkBackwardLink({ ...c.link(c.older[1]!), stateProof: boc(other) }))).toMatchObject({ check: 'link.back.state_root', failure: 'mismatch' });
+    expect(proofFailure(() => checkBackwardLink({ ...c.link(c.older[1]!), stateProof: boc(other) }))).toMatchObject({ check: 'link.back.state_root', failure: 'mismatch' });
   });
 
   it('prev_blocks under a pruned branch is not proven', () => {
@@ -147,18 +138,18 @@ describe('backward link through prev_blocks of a proven masterchain state', () =
     // Prune the prev_blocks root of McStateExtra.info in the state proof.
     const pruned = replaceAt(c.state, [3, 1, 0], (old) => prunedBranch(old));
     const proof = convertToMerkleProof(pruned).toBoc();
-    expect(failure(() => checkBackwardLink({ ...c.link(c.older[1]!), stateProof: proof }))).toMatchObject({ failure: 'not-proven' });
+    expect(proofFailure(() => checkBackwardLink({ ...c.link(c.older[1]!), stateProof: proof }))).toMatchObject({ failure: 'not-proven' });
   });
 
   it('a key-block target needs a header proof of a key block', () => {
     const c = chain();
     const notKeyHeader = { ...c.link(c.older[1]!), destProof: boc(c.older[2]!.block) };
-    expect(failure(() => checkBackwardLink(notKeyHeader))).toMatchObject({ check: 'link.dest.root_hash' });
+    expect(proofFailure(() => checkBackwardLink(notKeyHeader))).toMatchObject({ check: 'link.dest.root_hash' });
   });
 
   it('a link that does not go backward in the masterchain is malformed', () => {
     const c = chain();
     const l = c.link(c.older[1]!);
-    expect(failure(() => checkBackwardLink({ ...l, to: { ...l.to, seqno: 7 } }))).toMatchObject({ check: 'link.blocks' });
+    expect(proofFailure(() => checkBackwardLink({ ...l, to: { ...l.to, seqno: 7 } }))).toMatchObject({ check: 'link.blocks' });
   });
 });

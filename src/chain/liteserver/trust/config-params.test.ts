@@ -12,23 +12,14 @@ import {
   parseValidatorSet,
   readTrustConfig,
 } from './config-params.js';
-import { ProofError } from './errors.js';
 import { unwrapMerkleProof } from './merkle.js';
 import { mcStateExtraOf, readMcStateInfo, readShardState } from './state.js';
 import { mainValidators, validatorSetHash } from './validators.js';
+import { proofFailure } from '../../../../test/support/proofs.js';
 
 const fixtures = new URL('../../../../test/fixtures/', import.meta.url);
 const stateOf = (path: string) => unwrapMerkleProof(Cell.fromBoc(readFileSync(new URL(path, fixtures)))[0]!, 'config');
 
-function failure(fn: () => unknown): ProofError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ProofError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProofError');
-}
 
 describe('config params 34, 28 and 30 from real config proofs', () => {
   it('mainnet 65466080 (after the consensus upgrade): 400 validators, 100 main, catchain_config_new, simplex', () => {
@@ -101,8 +92,8 @@ describe('parsing refuses what the proof does not prove', () => {
     const block = Cell.fromBoc(Buffer.from(testnet.data[0].boc[0], 'hex'))[0]!;
     const config = configOfKeyBlock(block);
     expect(configParam(config, 34)).not.toBeNull();
-    expect(failure(() => configParam(config, 28))).toMatchObject({ check: 'config.param28', failure: 'not-proven' });
-    expect(failure(() => readTrustConfig(config))).toMatchObject({ check: 'config.param28', failure: 'not-proven' });
+    expect(proofFailure(() => configParam(config, 28))).toMatchObject({ check: 'config.param28', failure: 'not-proven' });
+    expect(proofFailure(() => readTrustConfig(config))).toMatchObject({ check: 'config.param28', failure: 'not-proven' });
   });
 
   it('a validator list with a pruned branch is not proven (a dropped validator would change the group)', () => {
@@ -112,9 +103,9 @@ describe('parsing refuses what the proof does not prove', () => {
     const keep = new Set([p34.hash(0).toString('hex'), listRoot.hash(0).toString('hex'), cellAt(listRoot, [0]).hash(0).toString('hex')]);
     const proven = proveOnly(p34, (c) => keep.has(c.hash(0).toString('hex'))).refs[0]!;
     expect(proven.hash(0).equals(p34.hash(0))).toBe(true);
-    expect(failure(() => parseValidatorSet(proven))).toMatchObject({ check: 'config.param34', failure: 'not-proven' });
+    expect(proofFailure(() => parseValidatorSet(proven))).toMatchObject({ check: 'config.param34', failure: 'not-proven' });
     const dict = configDictCell(new Map([[34, proven], [28, catchainConfigCell()]]));
-    expect(failure(() => readTrustConfig(dict))).toMatchObject({ failure: 'not-proven' });
+    expect(proofFailure(() => readTrustConfig(dict))).toMatchObject({ failure: 'not-proven' });
   });
 
   it('a set whose total or total_weight disagrees with its list is malformed', () => {
@@ -129,9 +120,9 @@ describe('parsing refuses what the proof does not prove', () => {
         for (const r of old.refs) b.storeRef(r);
         return b.endCell();
       });
-    expect(failure(() => parseValidatorSet(bits(p34, 8 + 64, 16, 6n)))).toMatchObject({ failure: 'malformed' }); // total 6 of 5
-    expect(failure(() => parseValidatorSet(bits(p34, 8 + 64 + 32, 64, 1n)))).toMatchObject({ failure: 'malformed' }); // total_weight
-    expect(failure(() => parseValidatorSet(bits(p34, 8 + 64 + 16, 16, 0n)))).toMatchObject({ failure: 'malformed' }); // main 0
+    expect(proofFailure(() => parseValidatorSet(bits(p34, 8 + 64, 16, 6n)))).toMatchObject({ failure: 'malformed' }); // total 6 of 5
+    expect(proofFailure(() => parseValidatorSet(bits(p34, 8 + 64 + 32, 64, 1n)))).toMatchObject({ failure: 'malformed' }); // total_weight
+    expect(proofFailure(() => parseValidatorSet(bits(p34, 8 + 64 + 16, 16, 0n)))).toMatchObject({ failure: 'malformed' }); // main 0
   });
 });
 

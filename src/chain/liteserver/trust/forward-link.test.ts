@@ -6,10 +6,10 @@ import { configDictCell } from '../testing/validator-keys.js';
 import { tlRead, tlWrite } from '../tl/codec.js';
 import { blockLink, type BlockIdExt, type SignatureSet } from '../tl/lite-types.js';
 import { configOfKeyBlock, configOfMasterchainState, configParam } from './config-params.js';
-import { ProofError } from './errors.js';
 import { checkForwardLink, type ForwardLink } from './forward-link.js';
 import { unwrapMerkleProof } from './merkle.js';
 import { readSignedHeader } from './signed-header.js';
+import { proofFailure } from '../../../../test/support/proofs.js';
 
 const fixtures = new URL('../../../../test/fixtures/', import.meta.url);
 const testnet = JSON.parse(readFileSync(new URL('testnet/validator_signatures_4350531.json', fixtures), 'utf8'));
@@ -17,15 +17,6 @@ const entry = (type: string) => testnet.data.find((d: { type: string }) => d.typ
 const MC_SHARD = -(1n << 63n);
 const boc = (c: Cell) => convertToMerkleProof(c).toBoc();
 
-function failure(fn: () => unknown): ProofError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ProofError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProofError');
-}
 
 /** Path (reference indexes) from a key block to its config dictionary: extra → custom → config. */
 function configPath(block: Cell): number[] {
@@ -77,30 +68,30 @@ describe('forward link check on the real testnet key blocks 4350480 → 4350531'
   });
 
   it('a config proof without param 28 is not proven (no guess about the shuffle)', () => {
-    expect(failure(() => checkForwardLink(testnetForwardLink(false)))).toMatchObject({ check: 'config.param28', failure: 'not-proven' });
+    expect(proofFailure(() => checkForwardLink(testnetForwardLink(false)))).toMatchObject({ check: 'config.param28', failure: 'not-proven' });
   });
 
   it('a destination proof of another block fails its root hash', () => {
     const link = testnetForwardLink();
     const forged = { ...link, destProof: link.configProof };
-    expect(failure(() => checkForwardLink(forged))).toMatchObject({ check: 'link.dest.root_hash', failure: 'mismatch' });
+    expect(proofFailure(() => checkForwardLink(forged))).toMatchObject({ check: 'link.dest.root_hash', failure: 'mismatch' });
   });
 
   it('a config proof that is not of the source block fails its root hash', () => {
     const link = testnetForwardLink();
-    expect(failure(() => checkForwardLink({ ...link, configProof: link.destProof }))).toMatchObject({ check: 'link.config.root_hash' });
+    expect(proofFailure(() => checkForwardLink({ ...link, configProof: link.destProof }))).toMatchObject({ check: 'link.config.root_hash' });
   });
 
   it('the target id must be the proven header (seqno) and its key-block flag', () => {
     const link = testnetForwardLink();
-    expect(failure(() => checkForwardLink({ ...link, to: { ...link.to, seqno: 4350532 } }))).toMatchObject({ check: 'link.dest.id' });
-    expect(failure(() => checkForwardLink({ ...link, toKeyBlock: false }))).toMatchObject({ check: 'link.dest.key_block' });
+    expect(proofFailure(() => checkForwardLink({ ...link, to: { ...link.to, seqno: 4350532 } }))).toMatchObject({ check: 'link.dest.id' });
+    expect(proofFailure(() => checkForwardLink({ ...link, toKeyBlock: false }))).toMatchObject({ check: 'link.dest.key_block' });
   });
 
   it('a link that does not go forward in the masterchain is malformed', () => {
     const link = testnetForwardLink();
-    expect(failure(() => checkForwardLink({ ...link, from: { ...link.from, seqno: 4350531 } }))).toMatchObject({ check: 'link.blocks' });
-    expect(failure(() => checkForwardLink({ ...link, to: { ...link.to, workchain: 0 } }))).toMatchObject({ check: 'link.blocks' });
+    expect(proofFailure(() => checkForwardLink({ ...link, from: { ...link.from, seqno: 4350531 } }))).toMatchObject({ check: 'link.blocks' });
+    expect(proofFailure(() => checkForwardLink({ ...link, to: { ...link.to, workchain: 0 } }))).toMatchObject({ check: 'link.blocks' });
   });
 
   it('a source that is not a key block carries no config and is refused', () => {
@@ -113,7 +104,7 @@ describe('forward link check on the real testnet key blocks 4350480 → 4350531'
     for (const r of mc.refs) b.storeRef(r);
     const notKey = replaceAt(source, [3, 3], () => b.endCell());
     const forged = { ...link, from: { ...link.from, rootHash: notKey.hash(0) }, configProof: boc(notKey) };
-    const e = failure(() => checkForwardLink(forged));
+    const e = proofFailure(() => checkForwardLink(forged));
     expect(e).toMatchObject({ check: 'config.block', failure: 'malformed' });
     expect(e.message).toContain('not a key block');
   });

@@ -15,8 +15,8 @@ import {
   type TestValidator,
 } from '../testing/validator-keys.js';
 import type { BlockIdExt, SignatureSet } from '../tl/lite-types.js';
-import { ProofError } from './errors.js';
 import { checkForwardLink, type ForwardLink } from './forward-link.js';
+import { proofFailure } from '../../../../test/support/proofs.js';
 
 const MC_SHARD = -(1n << 63n);
 const TOTAL = 24;
@@ -78,15 +78,6 @@ function keyChain(n: number) {
   return { blocks, links, sets };
 }
 
-function failure(fn: () => unknown): ProofError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ProofError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProofError');
-}
 
 describe('a chain of key blocks with rotating validator sets, half ordinary and half simplex', () => {
   const chain = keyChain(12);
@@ -109,14 +100,14 @@ describe('a chain of key blocks with rotating validator sets, half ordinary and 
     const link = chain.links[5]!; // to key block 6, signed by set 5
     const stale = masterchainSigners(chain.sets[4]!, 6, { main: MAIN });
     const forged = { ...link, signatures: signSimplex(link.to, stale.signers, 6, stale.setHash, { sessionId: Buffer.alloc(32, 6), slot: 1006 }) };
-    expect(failure(() => checkForwardLink(forged)).check).toMatch(/^signatures\.(set_hash|signer)$/);
+    expect(proofFailure(() => checkForwardLink(forged)).check).toMatch(/^signatures\.(set_hash|signer)$/);
     const sameHash = { ...link, signatures: signOrdinary(link.to, stale.signers, 6, (link.signatures.validatorSetHash >>> 0)) };
-    expect(failure(() => checkForwardLink(sameHash))).toMatchObject({ check: 'signatures.signer' });
+    expect(proofFailure(() => checkForwardLink(sameHash))).toMatchObject({ check: 'signatures.signer' });
   });
 
   it('a link from a block that is not its real source (a skipped key block) is refused', () => {
     const skip = { ...chain.links[5]!, from: chain.blocks[4]!.id, configProof: convertToMerkleProof(chain.blocks[4]!.cell).toBoc() };
-    expect(failure(() => checkForwardLink(skip)).check).toMatch(/^signatures\./);
+    expect(proofFailure(() => checkForwardLink(skip)).check).toMatch(/^signatures\./);
   });
 
   it('a simplex vote for another candidate is refused', () => {
@@ -124,6 +115,6 @@ describe('a chain of key blocks with rotating validator sets, half ordinary and 
     const signing = masterchainSigners(chain.sets[3]!, 4, { main: MAIN });
     const other = { ...link.to, rootHash: Buffer.alloc(32, 0xee) };
     const forged = { ...link, signatures: signSimplex(other, signing.signers, 4, signing.setHash, { sessionId: Buffer.alloc(32, 4), slot: 1004 }) };
-    expect(failure(() => checkForwardLink(forged))).toMatchObject({ check: 'signatures.candidate' });
+    expect(proofFailure(() => checkForwardLink(forged))).toMatchObject({ check: 'signatures.candidate' });
   });
 });

@@ -15,26 +15,17 @@ import {
 import { tlRead, tlWrite } from '../tl/codec.js';
 import { signatureSet, type BlockIdExt, type SignatureSet } from '../tl/lite-types.js';
 import { configOfKeyBlock, configOfMasterchainState, configParam, parseCatchainConfig, parseValidatorSet, readTrustConfig } from './config-params.js';
-import { ProofError } from './errors.js';
 import { unwrapMerkleProof } from './merkle.js';
 import { nodeIdOf } from './payloads.js';
 import { readSignedHeader } from './signed-header.js';
 import { verifyBlockSignatures, verifySignatureSet, type SignedHeader } from './signatures.js';
 import { mainValidators, masterchainGroup } from './validators.js';
+import { proofFailure } from '../../../../test/support/proofs.js';
 
 const fixtures = new URL('../../../../test/fixtures/', import.meta.url);
 const testnet = JSON.parse(readFileSync(new URL('testnet/validator_signatures_4350531.json', fixtures), 'utf8'));
 const MC_SHARD = -(1n << 63n);
 
-function failure(fn: () => unknown): ProofError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ProofError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProofError');
-}
 
 /** The real testnet forward link: key block 4350480 (its param 34 signs) → key block 4350531 (signed). */
 function testnetLink() {
@@ -96,7 +87,7 @@ describe('ordinary signatures of the real testnet key block 4350531', () => {
   it('without the masterchain shuffle the set hash does not match (param 28 matters)', () => {
     const { target, header, config, set } = testnetLink();
     const unshuffled = { ...config, catchain: { ...config.catchain, shuffleMcValidators: false } };
-    expect(failure(() => verifyBlockSignatures(target, header, unshuffled, set))).toMatchObject({ check: 'signatures.set_hash' });
+    expect(proofFailure(() => verifyBlockSignatures(target, header, unshuffled, set))).toMatchObject({ check: 'signatures.set_hash' });
   });
 
   it('a flipped signature byte fails the signature check', () => {
@@ -104,7 +95,7 @@ describe('ordinary signatures of the real testnet key block 4350531', () => {
     const sig = Buffer.from(set.signatures[5]!.signature);
     sig[10]! ^= 0x01;
     const forged = { ...set, signatures: set.signatures.map((s, i) => (i === 5 ? { ...s, signature: sig } : s)) };
-    const e = failure(() => verifyBlockSignatures(target, header, config, forged));
+    const e = proofFailure(() => verifyBlockSignatures(target, header, config, forged));
     expect(e.check).toBe('signatures.signature');
     expect(e.message).toContain(set.signatures[5]!.nodeIdShort.toString('hex'));
   });
@@ -115,19 +106,19 @@ describe('ordinary signatures of the real testnet key block 4350531', () => {
       .map((v) => v.node_id.slice(2))
       .find((id) => !set.signatures.some((s) => s.nodeIdShort.toString('hex') === id))!;
     const forged = { ...set, signatures: [...set.signatures.slice(0, 11), { ...set.signatures[11]!, nodeIdShort: Buffer.from(outsider, 'hex') }] };
-    expect(failure(() => verifyBlockSignatures(target, header, config, forged))).toMatchObject({ check: 'signatures.signer' });
+    expect(proofFailure(() => verifyBlockSignatures(target, header, config, forged))).toMatchObject({ check: 'signatures.signer' });
   });
 
   it('a duplicated signer fails the duplicate check', () => {
     const { target, header, config, set } = testnetLink();
     const forged = { ...set, signatures: [...set.signatures, set.signatures[3]!] };
-    expect(failure(() => verifyBlockSignatures(target, header, config, forged))).toMatchObject({ check: 'signatures.duplicate' });
+    expect(proofFailure(() => verifyBlockSignatures(target, header, config, forged))).toMatchObject({ check: 'signatures.duplicate' });
   });
 
   it('valid signatures of less than 2/3 of the weight fail the weight check', () => {
     const { target, header, config, set } = testnetLink();
     const forged = { ...set, signatures: set.signatures.slice(0, 9) };
-    const e = failure(() => verifyBlockSignatures(target, header, config, forged));
+    const e = proofFailure(() => verifyBlockSignatures(target, header, config, forged));
     expect(e.check).toBe('signatures.weight');
     expect(e.message).toContain('not more than 2/3');
   });
@@ -135,25 +126,25 @@ describe('ordinary signatures of the real testnet key block 4350531', () => {
   it('a wrong catchain seqno in the signature set or the header fails the cc_seqno check', () => {
     const { target, header, config, set } = testnetLink();
     const wrongSet = { ...set, catchainSeqno: (set as { catchainSeqno: number }).catchainSeqno + 1 };
-    expect(failure(() => verifyBlockSignatures(target, header, config, wrongSet))).toMatchObject({ check: 'signatures.cc_seqno' });
+    expect(proofFailure(() => verifyBlockSignatures(target, header, config, wrongSet))).toMatchObject({ check: 'signatures.cc_seqno' });
     const group = masterchainGroup(config.validators, config.catchain, header.genCatchainSeqno);
     const wrongHeader = { ...header, genCatchainSeqno: header.genCatchainSeqno + 1 };
-    expect(failure(() => verifySignatureSet(target, wrongHeader, set, group))).toMatchObject({ check: 'signatures.cc_seqno' });
+    expect(proofFailure(() => verifySignatureSet(target, wrongHeader, set, group))).toMatchObject({ check: 'signatures.cc_seqno' });
   });
 
   it('a wrong validator-set hash in the signature set or the header fails the set_hash check', () => {
     const { target, header, config, set } = testnetLink();
     const wrongSet = { ...set, validatorSetHash: set.validatorSetHash ^ 1 };
-    expect(failure(() => verifyBlockSignatures(target, header, config, wrongSet))).toMatchObject({ check: 'signatures.set_hash' });
+    expect(proofFailure(() => verifyBlockSignatures(target, header, config, wrongSet))).toMatchObject({ check: 'signatures.set_hash' });
     const wrongHeader = { ...header, genValidatorListHashShort: (header.genValidatorListHashShort ^ 1) >>> 0 };
     const wrongBoth = { ...set, validatorSetHash: wrongHeader.genValidatorListHashShort | 0 };
-    expect(failure(() => verifyBlockSignatures(target, wrongHeader, config, wrongBoth))).toMatchObject({ check: 'signatures.set_hash' });
+    expect(proofFailure(() => verifyBlockSignatures(target, wrongHeader, config, wrongBoth))).toMatchObject({ check: 'signatures.set_hash' });
   });
 
   it('the signatures do not verify for another block id', () => {
     const { target, header, config, set } = testnetLink();
     const other = { ...target, fileHash: Buffer.alloc(32, 1) };
-    expect(failure(() => verifyBlockSignatures(other, header, config, set))).toMatchObject({ check: 'signatures.signature' });
+    expect(proofFailure(() => verifyBlockSignatures(other, header, config, set))).toMatchObject({ check: 'signatures.signature' });
   });
 });
 
@@ -199,7 +190,7 @@ describe('signatures with test keys (synthetic key blocks)', () => {
     const { enough, short } = quorum(n.order, n.group.totalWeight);
     const ok = verifyBlockSignatures(n.target, n.header, n.trust, signOrdinary(n.target, enough, n.ccSeqno, n.group.hash));
     expect(ok.signers).toBe(enough.length);
-    const e = failure(() => verifyBlockSignatures(n.target, n.header, n.trust, signOrdinary(n.target, short, n.ccSeqno, n.group.hash)));
+    const e = proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, signOrdinary(n.target, short, n.ccSeqno, n.group.hash)));
     expect(e.check).toBe('signatures.weight');
   });
 
@@ -207,14 +198,14 @@ describe('signatures with test keys (synthetic key blocks)', () => {
     const n = syntheticNetwork(40, 10);
     const outside = n.validators.find((v) => !n.order.includes(v))!;
     const set = signOrdinary(n.target, [...n.order, outside], n.ccSeqno, n.group.hash);
-    expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, set))).toMatchObject({ check: 'signatures.signer' });
+    expect(proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, set))).toMatchObject({ check: 'signatures.signer' });
   });
 
   it('ordinary: a previous set (other keys, other hash) cannot sign for the current one', () => {
     const n = syntheticNetwork(20, 20);
     const old = syntheticNetwork(20, 20, 'sigs-test-previous');
     const set = signOrdinary(n.target, old.order, n.ccSeqno, n.group.hash);
-    expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, set))).toMatchObject({ check: 'signatures.signer' });
+    expect(proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, set))).toMatchObject({ check: 'signatures.signer' });
   });
 
   const sessionId = Buffer.alloc(32, 0x5e);
@@ -235,7 +226,7 @@ describe('signatures with test keys (synthetic key blocks)', () => {
     const n = syntheticNetwork(30, 30);
     const other = { ...n.target, seqno: n.target.seqno + 1 };
     const set = signSimplex(other, n.order, n.ccSeqno, n.group.hash, { sessionId, slot: 77 });
-    const e = failure(() => verifyBlockSignatures(n.target, n.header, n.trust, set));
+    const e = proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, set));
     expect(e.check).toBe('signatures.candidate');
   });
 
@@ -248,7 +239,7 @@ describe('signatures with test keys (synthetic key blocks)', () => {
       candidate: { kind: 'ordinary', block: n.target, collatedFileHash: Buffer.alloc(32, 9), parent: { slot: 76, hash: Buffer.alloc(32, 1) } },
     });
     const forged = { ...presented, signatures: voted.signatures };
-    expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, forged))).toMatchObject({ check: 'signatures.signature' });
+    expect(proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, forged))).toMatchObject({ check: 'signatures.signature' });
   });
 
   it('simplex: votes from another session or another slot do not verify', () => {
@@ -256,16 +247,16 @@ describe('signatures with test keys (synthetic key blocks)', () => {
     const set = signSimplex(n.target, n.order, n.ccSeqno, n.group.hash, { sessionId, slot: 77 });
     if (set.kind !== 'simplex') throw new Error('expected simplex');
     const otherSession = { ...set, sessionId: Buffer.alloc(32, 0x5f) };
-    expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, otherSession))).toMatchObject({ check: 'signatures.signature' });
+    expect(proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, otherSession))).toMatchObject({ check: 'signatures.signature' });
     const otherSlot = { ...set, slot: 78 };
-    expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, otherSlot))).toMatchObject({ check: 'signatures.signature' });
+    expect(proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, otherSlot))).toMatchObject({ check: 'signatures.signature' });
   });
 
   it('simplex: insufficient weight is refused', () => {
     const n = syntheticNetwork(100, 100);
     const { short } = quorum(n.order, n.group.totalWeight);
     const set = signSimplex(n.target, short, n.ccSeqno, n.group.hash, { sessionId, slot: 77 });
-    expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, set))).toMatchObject({ check: 'signatures.weight' });
+    expect(proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, set))).toMatchObject({ check: 'signatures.weight' });
   });
 
   it('simplex: a candidate that is not CandidateHashData, or has trailing bytes, is malformed', () => {
@@ -273,9 +264,9 @@ describe('signatures with test keys (synthetic key blocks)', () => {
     const set = signSimplex(n.target, n.order, n.ccSeqno, n.group.hash, { sessionId, slot: 77 });
     if (set.kind !== 'simplex') throw new Error('expected simplex');
     const trailing = { ...set, candidate: Buffer.concat([set.candidate, Buffer.alloc(4)]) };
-    expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, trailing))).toMatchObject({ check: 'signatures.candidate', failure: 'malformed' });
+    expect(proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, trailing))).toMatchObject({ check: 'signatures.candidate', failure: 'malformed' });
     const junk = { ...set, candidate: Buffer.alloc(64, 1) };
-    expect(failure(() => verifyBlockSignatures(n.target, n.header, n.trust, junk))).toMatchObject({ check: 'signatures.candidate', failure: 'malformed' });
+    expect(proofFailure(() => verifyBlockSignatures(n.target, n.header, n.trust, junk))).toMatchObject({ check: 'signatures.candidate', failure: 'malformed' });
   });
 
   it('ordinary and simplex sets survive their TL encoding, set hashes above 2^31 included', () => {
