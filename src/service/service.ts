@@ -107,7 +107,7 @@ export async function startService(config: Config, options: StartServiceOptions 
           const s = follower.status();
           // A cursor past the head means the log holds blocks this chain has not made: never healthy.
           const ahead = s.lastSeqno !== null && s.headSeqno !== null && s.lastSeqno > s.headSeqno;
-          const ok = s.running && !ahead && (s.lagBlocks ?? 0) <= READY_LAG_BLOCKS;
+          const ok = s.running && !ahead && s.error === null && (s.lagBlocks ?? 0) <= READY_LAG_BLOCKS;
           return ahead ? { ok, ...s, problem: `the follower's cursor (block ${s.lastSeqno}) is ahead of the chain's head (block ${s.headSeqno})` } : { ok, ...s };
         },
       },

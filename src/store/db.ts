@@ -99,6 +99,9 @@ async function openPostgres(url: string, schema: string | undefined, max: number
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    // While the database is unreachable, queries fail in seconds instead of waiting for the OS.
+    connectionTimeoutMillis: 5000,
+    keepAlive: true,
     options: schema ? `-c search_path=${schema}` : undefined,
     types: {
       getTypeParser: ((oid: number, format?: string) => {
@@ -108,6 +111,10 @@ async function openPostgres(url: string, schema: string | undefined, max: number
       }) as any,
     },
   });
+  // A connection that dies (a database restart, a network cut) fails its query, idle or checked out, and
+  // the pool opens a new one for the next; unhandled, its 'error' event would end the process.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
   const safe = url.replace(/\/\/[^@/]*@/, '//***@');
