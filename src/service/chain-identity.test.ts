@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 describe.each(dialects)('chain identity (%s)', (dialect) => {
-  it('a new devnet on a store that followed another devnet is refused, naming both, with nothing written', async () => {
+  it('a new devnet on a store that followed another devnet is refused, naming both, with nothing written', { timeout: 180_000 }, async () => {
     const env: Record<string, string> = {};
     if (dialect === 'postgres') {
       const schema = uniqueSchema('chainid');
