@@ -9,6 +9,15 @@ import { tables, type Store } from '../store/db.js';
 export const SCOPES = ['streaming', 'webhooks', 'invoices', 'indexer', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** What each scope reaches; the indexer is one shared deposit pool per deployment, so its keys are operator keys. */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  streaming: 'SSE and WebSocket streams (also usable without a key, limited per client address)',
+  webhooks: "webhooks and subscriptions; each key sees only the webhooks it created",
+  invoices: "invoicing, through an application's token, which reaches only its own application (the admin key manages them all)",
+  indexer: 'operator access to the deposit indexer: reads and tracks every address of the one shared pool',
+  admin: 'every scope, plus API keys',
+};
+
 /** How a key came to be: the admin API, the CLI, TONWATCH_ADMIN_KEY, or generated on first start. */
 export type KeyOrigin = 'api' | 'cli' | 'env' | 'generated';
 

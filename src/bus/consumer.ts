@@ -44,6 +44,8 @@ export async function startConsumer(options: ConsumerOptions): Promise<Consumer>
     start,
     async (batch) => {
       await options.store.db.transaction().execute(async (trx) => {
+        // A retry after a commit whose answer was lost finds the batch applied already.
+        if (((await readCursor(trx, cursorName)) ?? -1) >= batch.lastPosition) return;
         await options.handle(batch, trx);
         await writeCursor(trx, cursorName, batch.lastPosition);
       });

@@ -15,6 +15,13 @@ import type {
 
 export type Network = 'devnet' | 'mainnet' | 'testnet' | 'replay';
 
+/** Which chain a source follows; a store that holds one chain's history refuses another's. */
+export interface ChainIdentity {
+  network: Network;
+  /** The chain within its network: a devnet's own id, the replay's generator options, a real network's zero state. */
+  id: string;
+}
+
 /** Most transactions one `getTransactions` call returns, as the liteserver's `getTransactions`. */
 export const MAX_TRANSACTIONS_PER_CALL = 16;
 
@@ -46,6 +53,8 @@ export interface ChainSource {
   start(): Promise<void>;
   /** Stops and releases resources; idempotent. */
   stop(): Promise<void>;
+  /** The chain this source follows; known once start() has resolved. */
+  identity(): ChainIdentity;
 
   /** Latest finalized masterchain block. */
   getMasterchainHead(): Promise<BlockHeader>;

@@ -1,12 +1,16 @@
 // Admin API for API keys (scope admin): create (the key is shown once), list, show, revoke.
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { KeyInputError, SCOPES, type ApiKeyInfo, type ApiKeys, type Scope } from '../auth/keys.js';
+import { KeyInputError, SCOPE_DESCRIPTIONS, SCOPES, type ApiKeyInfo, type ApiKeys, type Scope } from '../auth/keys.js';
 import { badRequest, errorResponseSchema, notFound } from './errors.js';
 
 const admin = { auth: { scope: 'admin' as const } };
 
-const ScopeSchema = Type.Unsafe<Scope>({ type: 'string', enum: [...SCOPES] });
+const ScopeSchema = Type.Unsafe<Scope>({
+  type: 'string',
+  enum: [...SCOPES],
+  description: SCOPES.map((s) => `${s}: ${SCOPE_DESCRIPTIONS[s]}`).join('; '),
+});
 
 const KeyInfo = Type.Object({
   id: Type.String({ description: 'Key id (not secret), used to revoke it' }),

@@ -43,7 +43,15 @@ export interface FollowerStatus {
   /** Seconds between now and the generation time of the last appended block. */
   lagSeconds: number | null;
   tracesInFlight: number;
+  /** Why the last step failed (the store or the source), while the follower is retrying; null when it is not. */
+  error: string | null;
 }
+
+/** Retries after a failed step back off from this to FAILURE_BACKOFF_MAX_MS, so a store outage is not a busy loop. */
+const FAILURE_BACKOFF_MIN_MS = 100;
+const FAILURE_BACKOFF_MAX_MS = 5000;
+/** Mempool events held for a store outage; beyond this the oldest waiting are kept and new ones dropped (counted). */
+const MAX_UNAPPENDED_MEMPOOL = 10_000;
 
 interface TraceTables {
   traces_in_flight: { root_hash: string; start_mc_seqno: bigint; state: Uint8Array };
@@ -55,6 +63,10 @@ export class Follower {
   private lastSeqno: number | null = null;
   private lastGenUtime: number | null = null;
   private headSeqno: number | null = null;
+  private failures = 0;
+  private lastError: string | null = null;
+  /** Pending messages whose events could not be written (store outage), written first when it returns. */
+  private unappendedMempool: PendingMessage[] = [];
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
@@ -85,9 +97,9 @@ export class Follower {
         this.wake?.();
       }),
       source.onPendingMessage((message) => {
-        this.enqueue(() => this.appendMempool(message)).catch((err) =>
-          this.options.logger.error({ err, message: message.hash }, 'mempool event not appended'),
-        );
+        // Behind events held back by a store failure, a new one waits its turn.
+        if (this.unappendedMempool.length > 0) return this.keepUnappended(message, null);
+        this.enqueue(() => this.appendMempool(message)).catch((err) => this.keepUnappended(message, err));
       }),
     );
     const pruneEvery = this.options.pruneIntervalMs ?? 60_000;
@@ -116,6 +128,7 @@ export class Follower {
       lagBlocks: lag,
       lagSeconds: this.lastGenUtime === null ? null : Math.max(0, Math.round(this.now() / 1000 - this.lastGenUtime)),
       tracesInFlight: this.traces.inFlight,
+      error: this.lastError,
     };
   }
 
@@ -148,6 +161,7 @@ export class Follower {
     const pollMs = this.options.pollIntervalMs ?? 1000;
     while (this.running) {
       try {
+        await this.appendUnappendedMempool();
         const head = await this.options.source.getMasterchainHead();
         this.headSeqno = Math.max(this.headSeqno ?? 0, head.seqno);
         while (this.running && this.lastSeqno! < this.headSeqno) {
@@ -155,16 +169,20 @@ export class Follower {
           if (!block) break;
           await this.enqueue(() => this.appendBlock(block));
         }
+        this.failures = 0;
+        this.lastError = null;
       } catch (err) {
-        this.options.logger.error({ err, after: this.lastSeqno }, 'follower step failed; retrying');
+        this.failures++;
+        this.lastError = (err as Error).message;
+        this.options.logger.error({ err, after: this.lastSeqno, failures: this.failures }, 'follower step failed; retrying');
         this.options.metrics?.errors.inc();
-        // Memory may be ahead of the store after a failed commit: reload what committed.
-        await this.enqueue(() => this.loadTraces()).catch(() => {});
+        await this.enqueue(() => this.resync()).catch(() => {});
       }
       if (!this.running) break;
-      if (this.headSeqno !== null && this.lastSeqno! < this.headSeqno) continue;
+      if (this.failures === 0 && this.headSeqno !== null && this.lastSeqno! < this.headSeqno) continue;
+      const waitMs = this.failures > 0 ? Math.min(FAILURE_BACKOFF_MAX_MS, FAILURE_BACKOFF_MIN_MS * 2 ** (this.failures - 1)) : pollMs;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pollMs);
+        const timer = setTimeout(done, waitMs);
         function done() {
           clearTimeout(timer);
           resolve();
@@ -174,6 +192,37 @@ export class Follower {
           done();
         };
       });
+    }
+  }
+
+  /**
+   * After a failed step memory may disagree with the store both ways: a failed commit left memory
+   * ahead, a commit whose answer was lost left it behind. Continue from what the store holds.
+   */
+  private async resync(): Promise<void> {
+    await this.loadTraces();
+    const stored = await readCursor(this.options.store.db, CURSOR);
+    if (stored !== null && stored !== this.lastSeqno) {
+      this.options.logger.warn({ memory: this.lastSeqno, stored }, 'follower cursor reloaded from the store after a lost commit answer');
+      this.lastSeqno = stored;
+    }
+    await this.options.log.open();
+  }
+
+  private keepUnappended(message: PendingMessage, err: unknown): void {
+    if (this.unappendedMempool.length >= MAX_UNAPPENDED_MEMPOOL) {
+      this.options.metrics?.mempoolDropped.inc();
+      this.options.logger.error({ err, message: message.hash }, 'mempool event dropped: too many waiting for the store');
+      return;
+    }
+    this.unappendedMempool.push(message);
+  }
+
+  /** Writes, in arrival order, the mempool events a store failure held back; stops at the first failure. */
+  private async appendUnappendedMempool(): Promise<void> {
+    while (this.unappendedMempool.length > 0) {
+      await this.enqueue(() => this.appendMempool(this.unappendedMempool[0]!));
+      this.unappendedMempool.shift();
     }
   }
 

@@ -29,7 +29,7 @@ export class FollowerMetrics {
       registers,
     });
     this.errors = new Counter({ name: 'tonwatch_follower_errors_total', help: 'Failed follower steps (retried)', registers });
-    this.mempoolDropped = new Counter({ name: 'tonwatch_mempool_events_dropped_total', help: 'Mempool events not appended (position range full)', registers });
+    this.mempoolDropped = new Counter({ name: 'tonwatch_mempool_events_dropped_total', help: 'Mempool events not appended (position range full, or too many waiting for the store)', registers });
   }
 
   appended(batch: EventBatch, ms: number, status: FollowerStatus): void {

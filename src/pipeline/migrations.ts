@@ -16,4 +16,17 @@ export const pipelineMigrations: NamedMigration[] = [
         .execute();
     },
   },
+  {
+    name: 'pipeline_002_chain_identity',
+    async up(db: Kysely<any>) {
+      // The one chain whose history this store holds (chain-identity.ts); at most one row.
+      await db.schema
+        .createTable('chain_identity')
+        .addColumn('singleton', 'integer', (c) => c.primaryKey())
+        .addColumn('network', 'text', (c) => c.notNull())
+        .addColumn('chain_id', 'text', (c) => c.notNull())
+        .addColumn('recorded_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 ];

@@ -1,5 +1,6 @@
 // Assembles the one flow: chain source → follower → event log → components, behind one HTTP
-// server. Start order: store, admin key, chain, event log, follower, HTTP, components; stop is
+// server. Start order: store, chain (checked against the store's), migrations, admin key, event
+// log, follower, HTTP, components; stop is
 // the reverse, and finishes in-flight work before closing connections.
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -12,6 +13,7 @@ import type { ChainSource } from '../chain/source.js';
 import type { Config } from '../config.js';
 import { storeOptions } from '../config.js';
 import { buildApp, type App } from '../http/app.js';
+import { checkChainIdentity, recordChainIdentity } from '../pipeline/chain-identity.js';
 import { Follower } from '../pipeline/follower.js';
 import { FollowerMetrics } from '../pipeline/metrics.js';
 import { openStore, type Store } from '../store/db.js';
@@ -54,13 +56,16 @@ export async function startService(config: Config, options: StartServiceOptions 
   try {
     const store = await openStore(storeOptions(config));
     cleanup.push(() => store.close());
-    const applied = await migrate(store);
-    if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
-    const adminKey = await ensureAdminKey(store, config);
-
     const source = await createChainSource(config, logger);
     await source.start();
     cleanup.push(() => source.stop());
+    // Before anything is written: a store that holds another chain's history is refused.
+    await checkChainIdentity(store, source.identity());
+
+    const applied = await migrate(store);
+    if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
+    await recordChainIdentity(store, source.identity(), now());
+    const adminKey = await ensureAdminKey(store, config);
 
     const metrics = new Registry();
     registerStoreMetrics(metrics, store);
@@ -100,7 +105,10 @@ export async function startService(config: Config, options: StartServiceOptions 
         },
         follower: async () => {
           const s = follower.status();
-          return { ok: s.running && (s.lagBlocks ?? 0) <= READY_LAG_BLOCKS, ...s };
+          // A cursor past the head means the log holds blocks this chain has not made: never healthy.
+          const ahead = s.lastSeqno !== null && s.headSeqno !== null && s.lastSeqno > s.headSeqno;
+          const ok = s.running && !ahead && s.error === null && (s.lagBlocks ?? 0) <= READY_LAG_BLOCKS;
+          return ahead ? { ok, ...s, problem: `the follower's cursor (block ${s.lastSeqno}) is ahead of the chain's head (block ${s.headSeqno})` } : { ok, ...s };
         },
       },
     });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Driver } from 'kysely';
 import { Checkpointer, type CheckpointStats } from './checkpointer.js';
 import { withStatementCache } from './statements.js';
 
@@ -56,7 +56,7 @@ function openSqlite(file: string): Store {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   const checkpointer = file === ':memory:' ? null : startCheckpointer(database, file);
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const db = new Kysely<any>({ dialect: new StoreSqliteDialect(database) });
   return {
     dialect: 'sqlite',
     db,
@@ -67,6 +67,25 @@ function openSqlite(file: string): Store {
       await db.destroy();
     },
   };
+}
+
+/**
+ * SQLite ends a transaction by itself on some errors (SQLITE_FULL, SQLITE_IOERR); Kysely's rollback
+ * after that would fail and hide the error that matters ("database or disk is full").
+ */
+class StoreSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: Database.Database) {
+    super({ database: withStatementCache(database) });
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      if (this.database.inTransaction) await rollback(connection);
+    };
+    return driver;
+  }
 }
 
 /** Moves WAL checkpoints to a worker thread; on its failure SQLite's own automatic checkpoints resume. */
@@ -99,6 +118,9 @@ async function openPostgres(url: string, schema: string | undefined, max: number
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    // While the database is unreachable, queries fail in seconds instead of waiting for the OS.
+    connectionTimeoutMillis: 5000,
+    keepAlive: true,
     options: schema ? `-c search_path=${schema}` : undefined,
     types: {
       getTypeParser: ((oid: number, format?: string) => {
@@ -108,6 +130,10 @@ async function openPostgres(url: string, schema: string | undefined, max: number
       }) as any,
     },
   });
+  // A connection that dies (a database restart, a network cut) fails its query, idle or checked out, and
+  // the pool opens a new one for the next; unhandled, its 'error' event would end the process.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
   const safe = url.replace(/\/\/[^@/]*@/, '//***@');

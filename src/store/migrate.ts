@@ -22,7 +22,12 @@ export async function migrate(store: Store): Promise<string[]> {
   const migrationTableSchema =
     store.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({ db: store.db, provider, allowUnorderedMigrations: true, migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely's introspection reads every schema's tables: another schema dropped meanwhile fails it
+  // with invalid_schema_name (3F000). Nothing was migrated then, so reading again is safe.
+  for (let retry = 0; retry < 3 && (error as { code?: string } | undefined)?.code === '3F000'; retry++) {
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

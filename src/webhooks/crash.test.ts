@@ -58,10 +58,13 @@ describe('webhooks across a SIGKILL', () => {
     }
     expect(receiver.requests).toHaveLength(1);
     first.child.kill('SIGKILL');
+    const killedAt = Date.now();
     expect(await first.exited).toBe('SIGKILL');
 
     const second = await spawnService({ dataDir, env, adminKey: first.adminKey });
     children.push(second);
+    await until(async () => (await fetch(`${second.url}/readyz`)).status === 200, 30_000, 'the restarted service ready');
+    const healthyMs = Date.now() - killedAt;
     await receiver.waitFor(3, 30_000);
     await until(async () => (await subscription(second.url)).failed_attempts === undefined, 10_000, 'the failure cleared');
     const bodies = receiver.requests.map((r) => JSON.parse(r.body) as { account_id: string; lt: number });
@@ -70,9 +73,13 @@ describe('webhooks across a SIGKILL', () => {
     expect(bodies[2]!.lt).toBeGreaterThan(bodies[1]!.lt); // …then the one behind it
     expect(receiver.requests[1]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
     expect(receiver.requests[1]!.at - receiver.requests[0]!.at).toBeGreaterThanOrEqual(3000); // Retry-After held across the restart
+    // Outcomes are recorded in batches after the receiver answers: wait for the last one.
+    await until(async () => (await subscription(second.url)).last_delivered_lt === bodies[2]!.lt, 10_000, 'the last delivery recorded');
     expect(await subscription(second.url)).toEqual({ account_id: bob, last_delivered_lt: bodies[2]!.lt });
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests).toHaveLength(3);
+    const ids = receiver.requests.map((r) => r.headers['webhook-id']);
+    console.log(`SIGKILL with 1 delivery in flight: ${ids.length - new Set(ids).size} repeat (same webhook-id); killed → restarted and /readyz 200 in ${healthyMs} ms`);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   });

@@ -1,6 +1,7 @@
 // DevnetChain: the embedded local chain behind the ChainSource interface. A real TVM (the
 // @ton/sandbox emulator) runs every transaction; this class owns the clock, the lt counter,
 // the block producer, the mempool and the chain's own SQLite storage.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cell, type TupleItem } from '@ton/core';
@@ -10,6 +11,7 @@ import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, Pen
 import {
   ChainRejectedError,
   MAX_TRANSACTIONS_PER_CALL,
+  type ChainIdentity,
   type ChainSource,
   type EmulationResult,
   type GetMethodResult,
@@ -38,6 +40,7 @@ export interface DevnetChainOptions {
   onWarning?: (message: string) => void;
 }
 
+const META_CHAIN_ID = 'chain_id';
 export const DEFAULT_BLOCK_INTERVAL_MS = 1000;
 export const MIN_BLOCK_INTERVAL_MS = 100;
 
@@ -101,6 +104,8 @@ export class DevnetChain implements ChainSource {
     mkdirSync(this.options.dataDir, { recursive: true });
     this.storage = new DevnetStorage(join(this.options.dataDir, 'devnet.sqlite'));
     this.emulator = await Emulator.create();
+    // A devnet's own id: a store that followed this devnet refuses a new one with the same seqnos.
+    if (!this.storage.getMeta(META_CHAIN_ID)) this.storage.setMeta(META_CHAIN_ID, randomUUID());
     const saved = this.storage.getMeta('counters');
     if (saved) this.counters = parseCounters(saved);
     for (const [id, shardAccount] of this.storage.loadAccounts()) this.committed.set(id, shardAccount);
@@ -393,6 +398,10 @@ export class DevnetChain implements ChainSource {
   }
 
   /** Meta values other devnet modules keep in the chain's storage (e.g. genesis progress). */
+  identity(): ChainIdentity {
+    return { network: 'devnet', id: this.ready().storage.getMeta(META_CHAIN_ID)! };
+  }
+
   getMeta(key: string): string | null {
     return this.ready().storage.getMeta(key);
   }

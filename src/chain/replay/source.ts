@@ -2,12 +2,14 @@
 // `TONWATCH_CHAIN=replay`. Blocks come from BlockGenerator; this class paces them (timed,
 // unthrottled or manual), keeps a bounded window of recent blocks, and answers what a replay can.
 // What it cannot answer is listed in src/chain/replay/README.md.
+import { createHash } from 'node:crypto';
 import type { TupleItem } from '@ton/core';
 import { parseAccountId } from '../address.js';
 import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction } from '../model.js';
 import {
   ChainRejectedError,
   MAX_TRANSACTIONS_PER_CALL,
+  type ChainIdentity,
   type ChainSource,
   type EmulationResult,
   type GetMethodResult,
@@ -60,6 +62,17 @@ export class ReplaySource implements ChainSource {
 
   stats(): GeneratorStats & { headSeqno: number | null } {
     return { ...this.generator.stats, headSeqno: this.head?.seqno ?? null };
+  }
+
+  /** The generated chain is a function of these options: the same ones give the same chain. */
+  identity(): ChainIdentity {
+    const o = this.options;
+    const accounts = o.accountIds ? createHash('sha256').update(o.accountIds.join(',')).digest('hex').slice(0, 16) : o.accounts;
+    const shares = `${o.shares.jetton}/${o.shares.comment}/${o.shares.bounce}`;
+    return {
+      network: 'replay',
+      id: `seed=${o.seed} accounts=${accounts} first=${o.firstSeqno} tps=${o.transactionsPerSecond} bps=${o.blocksPerSecond} shares=${shares} depth=${o.traceDepth} pending=${o.pendingShare} templates=${String(o.templatesPath ?? 'default')}`,
+    };
   }
 
   /** Makes the first block; in `timed` pace, starts the clock. */

@@ -2,7 +2,7 @@
 // as `serve`), so it works while the server is down. A running server sees a revocation within
 // seconds (its key cache) and a new key at once.
 import { parseArgs } from 'node:util';
-import { ApiKeys, KeyInputError, SCOPES, type ApiKeyInfo } from '../../auth/keys.js';
+import { ApiKeys, KeyInputError, SCOPE_DESCRIPTIONS, SCOPES, type ApiKeyInfo } from '../../auth/keys.js';
 import { ConfigError, loadConfig, storeOptions } from '../../config.js';
 import { keyJson } from '../../http/admin-keys.js';
 import { openStore } from '../../store/db.js';
@@ -15,7 +15,8 @@ const USAGE = `usage:
   tonwatch keys list [--owner-ref <ref>] [--active] [--json]
   tonwatch keys revoke <id> [--json]
 
-scopes: ${SCOPES.join(', ')} (admin holds every scope)
+scopes:
+${SCOPES.map((s) => `  ${s.padEnd(10)} ${SCOPE_DESCRIPTIONS[s]}`).join('\n')}
 The store is the one \`tonwatch serve\` uses: DATABASE_URL, or TONWATCH_DATA_DIR/tonwatch.sqlite
 (settings also from the JSON file in TONWATCH_CONFIG).`;
 

@@ -2,6 +2,7 @@
 // SIGTERM/SIGINT stop gracefully; a second signal exits at once.
 import { ConfigError, loadConfig } from '../../config.js';
 import { startService } from '../../service/service.js';
+import { ChainMismatchError } from '../../pipeline/chain-identity.js';
 
 export const summary = 'start tonwatch: the chain source, the follower and every HTTP API on one port';
 
@@ -35,6 +36,10 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`tonwatch: invalid configuration\n${err.message}`);
+      return 2;
+    }
+    if (err instanceof ChainMismatchError) {
+      console.error(`tonwatch: ${err.message}`);
       return 2;
     }
     throw err;

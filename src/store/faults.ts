@@ -1,0 +1,16 @@
+// Which errors mean "the store cannot serve right now" (a full disk, a database that went away) rather
+// than a bug: the service answers those with 503 and a retry hint, and keeps running.
+
+const SQLITE_UNAVAILABLE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|CANTOPEN|READONLY)/;
+const NODE_UNAVAILABLE = new Set(['ENOSPC', 'EDQUOT', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+/** PostgreSQL SQLSTATE classes 08 (connection), 53 (insufficient resources), 57P (operator intervention). */
+const POSTGRES_UNAVAILABLE = /^(08|53|57P)/;
+const PG_CLIENT_UNAVAILABLE = /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i;
+
+export function isStoreUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (SQLITE_UNAVAILABLE.test(code) || NODE_UNAVAILABLE.has(code) || POSTGRES_UNAVAILABLE.test(code)) return true;
+  return typeof e.message === 'string' && PG_CLIENT_UNAVAILABLE.test(e.message);
+}
