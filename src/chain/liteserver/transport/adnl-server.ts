@@ -37,6 +37,8 @@ export interface AdnlServerOptions {
   port?: number;
   /** Told about refused handshakes and broken connections (nothing is thrown for a client's fault). */
   log?: (message: string) => void;
+  /** Queries one connection may have in flight; more are answered with liteServer.error -400. */
+  maxQueriesPerConnection?: number;
 }
 
 export class AdnlServer {
@@ -86,6 +88,8 @@ export class AdnlServer {
     this.sockets.add(socket);
     const peer = `${socket.remoteAddress}:${socket.remotePort}`;
     const log = (m: string) => this.options.log?.(`liteserver connection ${peer}: ${m}`);
+    const maxInFlight = this.options.maxQueriesPerConnection ?? 1024;
+    let inFlight = 0;
     let head: Buffer = Buffer.alloc(0);
     let ciphers: SessionCiphers | undefined;
     const decoder = new FrameDecoder();
@@ -126,10 +130,18 @@ export class AdnlServer {
         if (msg.kind === 'ping') send(encodeAdnlMessage({ kind: 'pong', randomId: msg.randomId }));
         else if (msg.kind === 'query') {
           const queryId = msg.queryId;
-          void this.answer(msg.query).then(
-            (answer) => send(encodeAdnlMessage({ kind: 'answer', queryId, answer })),
-            (e: Error) => log(`query failed: ${e.message}`),
-          );
+          if (inFlight >= maxInFlight) {
+            const answer = encodeLiteError(LiteErrorCode.error, `too many queries in flight on this connection (${maxInFlight})`);
+            send(encodeAdnlMessage({ kind: 'answer', queryId, answer }));
+            continue;
+          }
+          inFlight++;
+          void this.answer(msg.query)
+            .then(
+              (answer) => send(encodeAdnlMessage({ kind: 'answer', queryId, answer })),
+              (e: Error) => log(`query failed: ${e.message}`),
+            )
+            .finally(() => inFlight--);
         }
       }
     });

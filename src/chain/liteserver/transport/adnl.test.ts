@@ -63,6 +63,14 @@ describe('ADNL client ↔ ADNL server over loopback TCP', () => {
     expect((await c.query('getMasterchainInfo', {})).last.seqno).toBe(10);
   });
 
+  it('answers queries beyond the per-connection limit with an error instead of queueing them', async () => {
+    const s = await serve({ maxQueriesPerConnection: 2, extra: { getState: () => new Promise(() => {}) } });
+    const c = await connect(s);
+    const stuck = [c.query('getState', { id: mcBlock(1) }, { timeoutMs: 2000 }), c.query('getState', { id: mcBlock(2) }, { timeoutMs: 2000 })];
+    for (const p of stuck) p.catch(() => {});
+    await expect(c.query('getTime', {})).rejects.toMatchObject({ code: -400, serverMessage: 'too many queries in flight on this connection (2)' });
+  });
+
   it('answers tcp.ping and keeps the connection alive with it', async () => {
     const s = await serve();
     const c = await connect(s, { pingIntervalMs: 20 });
@@ -125,10 +133,13 @@ describe('ADNL client ↔ ADNL server over loopback TCP', () => {
     await expect(AdnlClient.connect({ host: '127.0.0.1', port, publicKey: s.publicKey })).rejects.toMatchObject({
       kind: 'connect', message: expect.stringMatching(new RegExp(`^liteserver 127\\.0\\.0\\.1:${port}: TCP connect failed: .*ECONNREFUSED`)),
     });
-    const other = await serve();
-    await expect(AdnlClient.connect({ host: other.host, port: other.port, publicKey: (await serve()).publicKey })).rejects.toMatchObject({
+    const serverLog: string[] = [];
+    const other = await serve({ log: (m) => serverLog.push(m) });
+    const wrongKey = (await serve()).publicKey;
+    await expect(AdnlClient.connect({ host: other.host, port: other.port, publicKey: wrongKey })).rejects.toMatchObject({
       kind: 'handshake', message: `liteserver ${other.host}:${other.port}: server closed the connection during the handshake (wrong server key?)`,
     });
+    expect(serverLog).toEqual([expect.stringMatching(/^liteserver connection 127\.0\.0\.1:\d+: handshake refused: handshake is for key id [0-9a-f]{64}, not this server's [0-9a-f]{64}$/)]);
     const silent = createServer((sock) => sock.resume()).listen(0, '127.0.0.1'); // reads, never answers
     await new Promise((r) => silent.once('listening', r));
     open.push({ close: () => new Promise((r) => silent.close(() => r())) });
