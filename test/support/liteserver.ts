@@ -37,6 +37,7 @@ export async function startTestLiteServer(options: {
   blockData?: (seqno: number) => Buffer;
   log?: (message: string) => void;
   maxQueriesPerConnection?: number;
+  writeHighWaterBytes?: number;
 } = {}): Promise<TestLiteServer> {
   const head = new MasterchainHead(options.head ?? 100);
   const secretKey = options.secretKey ?? randomBytes(32);
@@ -77,6 +78,7 @@ export async function startTestLiteServer(options: {
     port: options.port ?? 0,
     log: options.log,
     maxQueriesPerConnection: options.maxQueriesPerConnection,
+    writeHighWaterBytes: options.writeHighWaterBytes,
     handler: { methods: counted, waitMasterchainSeqno: (seqno, timeoutMs) => head.wait(seqno, timeoutMs) },
   });
   const { host, port } = server.address;
