@@ -35,6 +35,9 @@ export async function startTestLiteServer(options: {
   port?: number;
   extra?: LiteServerMethods;
   blockData?: (seqno: number) => Buffer;
+  log?: (message: string) => void;
+  maxQueriesPerConnection?: number;
+  writeHighWaterBytes?: number;
 } = {}): Promise<TestLiteServer> {
   const head = new MasterchainHead(options.head ?? 100);
   const secretKey = options.secretKey ?? randomBytes(32);
@@ -73,6 +76,9 @@ export async function startTestLiteServer(options: {
   const server = await AdnlServer.listen({
     secretKey,
     port: options.port ?? 0,
+    log: options.log,
+    maxQueriesPerConnection: options.maxQueriesPerConnection,
+    writeHighWaterBytes: options.writeHighWaterBytes,
     handler: { methods: counted, waitMasterchainSeqno: (seqno, timeoutMs) => head.wait(seqno, timeoutMs) },
   });
   const { host, port } = server.address;

@@ -55,6 +55,22 @@ describe('ton-lite-client ↔ our ADNL server', () => {
     expect((await c.client.getMasterchainInfo()).last.seqno).toBe(10);
   });
 
+  it('serves a block and a block header it decodes with its own codecs', async () => {
+    server = await startTestLiteServer({ head: 30, blockData: (n) => Buffer.alloc(300_000, n) });
+    const c = await theirClient(server);
+    engine = c.engine;
+    const id = mcBlock(29);
+    const theirId = { kind: 'tonNode.blockIdExt', workchain: -1, shard: '-9223372036854775808', seqno: 29, rootHash: id.rootHash, fileHash: id.fileHash };
+    const block = await c.engine.query(Functions.liteServer_getBlock, { kind: 'liteServer.getBlock', id: theirId });
+    expect(Buffer.from(block.data).equals(Buffer.alloc(300_000, 29))).toBe(true);
+    expect(Buffer.from(block.id.rootHash)).toEqual(id.rootHash);
+    const header = await c.engine.query(Functions.liteServer_lookupBlock, {
+      kind: 'liteServer.lookupBlock', mode: 1, id: { kind: 'tonNode.blockId', workchain: -1, shard: '-9223372036854775808', seqno: 29 }, lt: null, utime: null,
+    });
+    expect(header.id.seqno).toBe(29);
+    expect(Buffer.from(header.headerProof).toString()).toBe('proof');
+  });
+
   it('serves its awaitSeqno prefix once the head arrives', async () => {
     server = await startTestLiteServer({ head: 1 });
     const c = await theirClient(server);

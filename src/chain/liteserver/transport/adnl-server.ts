@@ -26,6 +26,9 @@ export interface LiteServerHandler {
   waitMasterchainSeqno?(seqno: number, timeoutMs: number): Promise<void>;
 }
 
+/** Frames read ahead of handling before the server stops reading a connection. */
+const MAX_BACKLOG_FRAMES = 1024;
+
 /** Longest wait a prefix may ask for; public liteservers refuse more than about 10 s the same way. */
 export const MAX_WAIT_MS = 60_000;
 
@@ -37,6 +40,10 @@ export interface AdnlServerOptions {
   port?: number;
   /** Told about refused handshakes and broken connections (nothing is thrown for a client's fault). */
   log?: (message: string) => void;
+  /** Queries of one connection handled at once (default 256); later ones wait their turn, in order. */
+  maxQueriesPerConnection?: number;
+  /** Unsent answer bytes above which a connection's further queries wait unread (default 32 MiB). */
+  writeHighWaterBytes?: number;
 }
 
 export class AdnlServer {
@@ -86,11 +93,62 @@ export class AdnlServer {
     this.sockets.add(socket);
     const peer = `${socket.remoteAddress}:${socket.remotePort}`;
     const log = (m: string) => this.options.log?.(`liteserver connection ${peer}: ${m}`);
+    const maxInFlight = this.options.maxQueriesPerConnection ?? 256;
+    const highWater = this.options.writeHighWaterBytes ?? 32 << 20;
+    let inFlight = 0;
     let head: Buffer = Buffer.alloc(0);
     let ciphers: SessionCiphers | undefined;
     const decoder = new FrameDecoder();
+    // Frames read but not handled yet. They wait while the connection has its fill of queries in
+    // flight or the client leaves answers unread; then the socket is not read either, so neither a
+    // flood of queries nor a slow reader makes the server buffer without limit.
+    const backlog: Buffer[] = [];
+    let writeBlocked = false;
+    const readControl = () => {
+      const stop = writeBlocked || backlog.length >= MAX_BACKLOG_FRAMES;
+      if (stop && !socket.isPaused()) socket.pause();
+      else if (!stop && socket.isPaused()) socket.resume();
+    };
     const send = (payload: Buffer) => {
-      if (!socket.destroyed) socket.write(ciphers!.tx.update(encodeFrame(payload)));
+      if (socket.destroyed) return;
+      socket.write(ciphers!.tx.update(encodeFrame(payload)));
+      if (!writeBlocked && socket.writableNeedDrain && socket.writableLength > highWater) {
+        writeBlocked = true;
+        readControl();
+        socket.once('drain', () => {
+          writeBlocked = false;
+          pump();
+        });
+      }
+    };
+    const handle = (payload: Buffer): boolean => {
+      let msg;
+      try {
+        msg = decodeAdnlMessage(payload);
+      } catch (e) {
+        log((e as Error).message);
+        socket.destroy();
+        return false;
+      }
+      if (msg.kind === 'ping') send(encodeAdnlMessage({ kind: 'pong', randomId: msg.randomId }));
+      else if (msg.kind === 'query') {
+        const queryId = msg.queryId;
+        inFlight++;
+        void this.answer(msg.query)
+          .then(
+            (answer) => send(encodeAdnlMessage({ kind: 'answer', queryId, answer })),
+            (e: Error) => log(`query failed: ${e.message}`),
+          )
+          .finally(() => {
+            inFlight--;
+            pump();
+          });
+      }
+      return true;
+    };
+    const pump = () => {
+      while (!writeBlocked && inFlight < maxInFlight && backlog.length > 0) if (!handle(backlog.shift()!)) return;
+      readControl();
     };
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', (e) => log(`socket error: ${e.message}`));
@@ -108,30 +166,13 @@ export class AdnlServer {
         chunk = head.subarray(HANDSHAKE_BYTES);
         if (chunk.length === 0) return;
       }
-      let frames: Buffer[];
       try {
-        frames = decoder.push(ciphers.rx.update(chunk));
+        backlog.push(...decoder.push(ciphers.rx.update(chunk)));
       } catch (e) {
         log((e as Error).message);
         return void socket.destroy();
       }
-      for (const payload of frames) {
-        let msg;
-        try {
-          msg = decodeAdnlMessage(payload);
-        } catch (e) {
-          log((e as Error).message);
-          return void socket.destroy();
-        }
-        if (msg.kind === 'ping') send(encodeAdnlMessage({ kind: 'pong', randomId: msg.randomId }));
-        else if (msg.kind === 'query') {
-          const queryId = msg.queryId;
-          void this.answer(msg.query).then(
-            (answer) => send(encodeAdnlMessage({ kind: 'answer', queryId, answer })),
-            (e: Error) => log(`query failed: ${e.message}`),
-          );
-        }
-      }
+      pump();
     });
   }
 

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MC_SHARD, mcBlock, startTestLiteServer, type TestLiteServer } from '../../../../test/support/liteserver.js';
-import { LiteServerError } from '../tl/envelope.js';
+import { connect as tcpConnect } from 'node:net';
+import { LiteServerError, decodeAdnlMessage, encodeAdnlMessage, encodeLiteQuery } from '../tl/envelope.js';
 import { AdnlClient } from './adnl.js';
+import { FrameDecoder, clientHandshake, encodeFrame, sessionCiphers } from './frame.js';
 import { AdnlError, type RecordedQuery } from './types.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -15,6 +17,13 @@ async function serve(options: Parameters<typeof startTestLiteServer>[0] = {}): P
   open.push(s);
   return s;
 }
+const until = async (cond: () => boolean, what: string, ms = 5000) => {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
 async function connect(s: TestLiteServer, extra: Partial<Parameters<typeof AdnlClient.connect>[0]> = {}): Promise<AdnlClient> {
   const c = await AdnlClient.connect({ host: s.host, port: s.port, publicKey: s.publicKey, ...extra });
   open.push(c);
@@ -61,6 +70,54 @@ describe('ADNL client ↔ ADNL server over loopback TCP', () => {
     expect(err).toMatchObject({ code: -400, serverMessage: 'method liteServer.getState is not served here' });
     // The connection is still good after errors.
     expect((await c.query('getMasterchainInfo', {})).last.seqno).toBe(10);
+  });
+
+  it('handles at most maxQueriesPerConnection queries at once; later ones wait their turn', async () => {
+    const release: (() => void)[] = [];
+    const s = await serve({ maxQueriesPerConnection: 2, extra: {
+      getState: ({ id }) => new Promise((r) => release.push(() => r({ id, rootHash: id.rootHash, fileHash: id.fileHash, data: Buffer.alloc(1) }))),
+    } });
+    const c = await connect(s);
+    const stuck = [c.query('getState', { id: mcBlock(1) }), c.query('getState', { id: mcBlock(2) })];
+    let third = false;
+    const next = c.query('getTime', {}).then(() => (third = true));
+    await until(() => release.length === 2, 'two queries in the handler');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(third).toBe(false);
+    expect(s.calls).toEqual(['getState', 'getState']);
+    release[0]!();
+    await next;
+    expect(s.calls).toEqual(['getState', 'getState', 'getTime']);
+    release[1]!();
+    expect((await Promise.all(stuck)).map((x) => x.id.seqno)).toEqual([1, 2]);
+  });
+
+  it('stops reading queries from a client that does not read its answers, and serves them once it does', async () => {
+    const s = await serve({ head: 200, blockData: () => Buffer.alloc(256 << 10, 1), writeHighWaterBytes: 1 << 20, maxQueriesPerConnection: 4 });
+    // A raw client: handshake, 150 queries for 256 KiB blocks, then no reading for a while.
+    const hs = clientHandshake(s.publicKey);
+    const ciphers = sessionCiphers(hs.params, 'client');
+    const sock = tcpConnect({ host: s.host, port: s.port });
+    open.push({ close: async () => void sock.destroy() });
+    await new Promise((r) => sock.once('connect', r));
+    sock.pause();
+    sock.write(hs.packet);
+    for (let i = 0; i < 150; i++) {
+      const query = encodeLiteQuery('getBlock', { id: mcBlock(i + 1) });
+      sock.write(ciphers.tx.update(encodeFrame(encodeAdnlMessage({ kind: 'query', queryId: randomBytes(32), query }))));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(s.calls.length).toBeLessThan(100); // 1 MiB of unsent answers plus what the kernel buffers (~20 here)
+    const decoder = new FrameDecoder();
+    let answers = 0;
+    await new Promise<void>((resolve) => {
+      sock.on('data', (chunk: Buffer) => {
+        for (const f of decoder.push(ciphers.rx.update(chunk))) if (f.length > 0 && decodeAdnlMessage(f).kind === 'answer') answers++;
+        if (answers === 150) resolve();
+      });
+      sock.resume();
+    });
+    expect(s.calls).toHaveLength(150);
   });
 
   it('answers tcp.ping and keeps the connection alive with it', async () => {
@@ -125,10 +182,13 @@ describe('ADNL client ↔ ADNL server over loopback TCP', () => {
     await expect(AdnlClient.connect({ host: '127.0.0.1', port, publicKey: s.publicKey })).rejects.toMatchObject({
       kind: 'connect', message: expect.stringMatching(new RegExp(`^liteserver 127\\.0\\.0\\.1:${port}: TCP connect failed: .*ECONNREFUSED`)),
     });
-    const other = await serve();
-    await expect(AdnlClient.connect({ host: other.host, port: other.port, publicKey: (await serve()).publicKey })).rejects.toMatchObject({
+    const serverLog: string[] = [];
+    const other = await serve({ log: (m) => serverLog.push(m) });
+    const wrongKey = (await serve()).publicKey;
+    await expect(AdnlClient.connect({ host: other.host, port: other.port, publicKey: wrongKey })).rejects.toMatchObject({
       kind: 'handshake', message: `liteserver ${other.host}:${other.port}: server closed the connection during the handshake (wrong server key?)`,
     });
+    expect(serverLog).toEqual([expect.stringMatching(/^liteserver connection 127\.0\.0\.1:\d+: handshake refused: handshake is for key id [0-9a-f]{64}, not this server's [0-9a-f]{64}$/)]);
     const silent = createServer((sock) => sock.resume()).listen(0, '127.0.0.1'); // reads, never answers
     await new Promise((r) => silent.once('listening', r));
     open.push({ close: () => new Promise((r) => silent.close(() => r())) });

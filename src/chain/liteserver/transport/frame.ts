@@ -129,8 +129,8 @@ export class FrameDecoder {
   }
 
   private peekLength(): number {
-    const first = this.chunks[0]!;
-    if (first.length >= 4) return first.readUInt32LE(0);
-    return Buffer.concat(this.chunks, this.buffered).readUInt32LE(0);
+    // Merge once so the length prefix sits in the first chunk (it may arrive split).
+    if (this.chunks[0]!.length < 4) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+    return this.chunks[0]!.readUInt32LE(0);
   }
 }

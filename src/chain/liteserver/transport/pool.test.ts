@@ -72,7 +72,7 @@ describe('liteserver pool', () => {
       getState: ({ id }) => ({ id, rootHash: id.rootHash, fileHash: id.fileHash, data: Buffer.from('state') }),
       sendMessage: () => { throw new LiteServerError(0, 'cannot apply external message'); },
     } });
-    const { pool: p, events } = pool([stuck, good], { queryTimeoutMs: 100 });
+    const { pool: p, events } = pool([stuck, good], { queryTimeoutMs: 500 });
     await until(() => p.status().servers.every((s) => s.state === 'up'), 'both up');
     const st = await p.queryWithServer('getState', { id: mcBlock(3) }, { prefer: name(stuck) });
     expect(st.server).toBe(name(good));
@@ -82,7 +82,7 @@ describe('liteserver pool', () => {
     const s = p.status().servers.find((x) => x.server === name(stuck))!;
     expect(s).toMatchObject({ failures: 2, timeouts: 1 });
     expect(events.filter((e) => e.type === 'failure').map((e) => (e as { reason: string }).reason)).toEqual([
-      `liteserver ${name(stuck)}: getState timed out after 100 ms`,
+      `liteserver ${name(stuck)}: getState timed out after 500 ms`,
       'liteserver error 651 (getBlock): not yet',
     ]);
     // Code 0 is about the message itself: the next server would say the same.

@@ -254,6 +254,7 @@ export class LitePool implements LiteTransport {
         m.client = client;
         m.observeLatency(performance.now() - started);
         const info = await client.query('getMasterchainInfo', {});
+        m.head = undefined; // after a reconnect the server may be behind where it was
         this.setHead(m, info.last);
         m.state = 'up';
         m.nextDelayMs = minDelay;
