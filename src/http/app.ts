@@ -15,6 +15,7 @@ import { adminKeyRoutes } from './admin-keys.js';
 import { registerAuth, type ConcurrencyLimiter, type KeyVerifier } from './auth.js';
 import { registerDocs } from './docs.js';
 import { toErrorResponse } from './errors.js';
+import { guardNumbers } from './finite-numbers.js';
 import { registerHealth, type HealthProvider } from './health.js';
 import { registerMetrics } from './metrics.js';
 
@@ -100,6 +101,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
     for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, hidden });
     // The schema is the validation and the documentation: a route without one is a bug to fix.
     if (!route.schema && !hidden && route.method !== 'HEAD') app.log.warn({ method: route.method, url: route.url }, 'route without a schema');
+    guardNumbers(route);
   });
 
   app.addHook('onRequest', async (request, reply) => {
