@@ -44,11 +44,14 @@ describe('integer parameters given numbers that are not numbers', () => {
     expect((await svc.api('/healthz')).status).toBe(200);
   });
 
-  it('path parameters are checked the same way', async () => {
-    const res = await svc.api('/webhooks/Infinity/logs');
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { field?: string }).field).toBe('webhook_id');
-  });
+  it.each([['GET', '/webhooks/Infinity/logs'], ['POST', '/webhooks/Infinity/subscribe-msg-opcode/0x0f8a7ea5'], ['POST', '/webhooks/1e400/unsubscribe-msg-opcode/0x0f8a7ea5']])(
+    'path parameters are checked the same way, in intersected schemas too: %s %s',
+    async (method, path) => {
+      const res = await svc.api(path, { method });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { field?: string }).field).toBe('webhook_id');
+    },
+  );
 
   it('numbers in range still pass', async () => {
     const res = await svc.api('/admin/keys?offset=0&limit=1e1');

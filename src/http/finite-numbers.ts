@@ -20,6 +20,7 @@ interface JsonSchema {
   type?: string | string[];
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
   properties?: Record<string, JsonSchema>;
   minimum?: number;
   maximum?: number;
@@ -38,11 +39,17 @@ function numericKind(schema: JsonSchema): 'integer' | 'number' | null {
   return types.every((t) => t === 'integer') ? 'integer' : 'number';
 }
 
+/** An object schema's properties, those of `allOf` parts (TypeBox's Intersect) included. */
+function propertiesOf(schema: JsonSchema | undefined): Record<string, JsonSchema> {
+  if (!schema) return {};
+  return Object.assign({}, ...(schema.allOf ?? []).map(propertiesOf), schema.properties);
+}
+
 /** The numeric fields of a route's querystring and path schemas. */
 export function numericFields(schema: RouteOptions['schema']): NumericField[] {
   const fields: NumericField[] = [];
   for (const part of ['querystring', 'params'] as const) {
-    const properties = (schema?.[part] as JsonSchema | undefined)?.properties ?? {};
+    const properties = propertiesOf(schema?.[part] as JsonSchema | undefined);
     for (const [name, property] of Object.entries(properties)) {
       const kind = numericKind(property);
       if (kind) fields.push({ part, name, integer: kind === 'integer', minimum: property.minimum, maximum: property.maximum });
