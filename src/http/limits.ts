@@ -54,7 +54,7 @@ function watchBody(request: FastifyRequest, reply: FastifyReply, ms: number): vo
 
 /** Adds the body watch and the per-client cap to every route. Call on the root instance, before auth. */
 export function registerClientLimits(app: FastifyInstance, opts: ClientLimitsOptions): ConcurrencyLimiter {
-  const clients = new ConcurrencyLimiter(opts.clientConnectionLimit > 0 ? opts.clientConnectionLimit : Number.POSITIVE_INFINITY);
+  const clients = new ConcurrencyLimiter(opts.clientConnectionLimit);
   app.addHook('onRequest', async (request, reply) => {
     if (opts.clientConnectionLimit > 0) {
       const release = clients.tryAcquire(request.ip);
