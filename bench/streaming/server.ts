@@ -55,6 +55,7 @@ export async function startBenchServer(tmpDir: string): Promise<BenchServer> {
     logLevel: 'silent' as const,
     // Every client of the benchmark comes from 127.0.0.1 without a key.
     streamAnonLimit: 100_000,
+    clientConnectionLimit: 0,
     streamBufferBytes: 16 * 1024 * 1024,
   };
   const logger = pino({ level: 'silent' });

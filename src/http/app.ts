@@ -15,13 +15,19 @@ import { adminKeyRoutes } from './admin-keys.js';
 import { registerAuth, type ConcurrencyLimiter, type KeyVerifier } from './auth.js';
 import { registerDocs } from './docs.js';
 import { toErrorResponse } from './errors.js';
+import { guardNumbers } from './finite-numbers.js';
 import { registerHealth, type HealthProvider } from './health.js';
+import { registerClientLimits } from './limits.js';
 import { registerMetrics } from './metrics.js';
 
 /** Node's default 16 KiB fits only ~240 addresses in a streaming GET URL. */
 export const MAX_HEADER_BYTES = 1024 * 1024;
 
-export type AppConfig = Pick<Config, 'bodyLimitBytes' | 'corsOrigins' | 'logLevel' | 'trustProxy' | 'streamAnonLimit' | 'wsMaxAccounts'>;
+export type AppConfig = Pick<
+  Config,
+  | 'bodyLimitBytes' | 'corsOrigins' | 'logLevel' | 'trustProxy' | 'streamAnonLimit' | 'wsMaxAccounts'
+  | 'headersTimeoutMs' | 'requestTimeoutMs' | 'bodyTimeoutMs' | 'clientConnectionLimit'
+>;
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -51,6 +57,8 @@ export interface RegisteredRoute {
 export type App = FastifyInstance & {
   /** Open anonymous streams per client address (see http/auth.ts). */
   anonymousStreams: ConcurrencyLimiter;
+  /** Requests in progress per client address, keyed or not (see http/limits.ts). */
+  clientRequests: ConcurrencyLimiter;
   /** Every route added, in order (HEAD twins included), for checks like "the docs list every route". */
   registeredRoutes: RegisteredRoute[];
 };
@@ -88,7 +96,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: config.bodyLimitBytes,
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // Node checks both timeouts every connectionsCheckingInterval; headers may not outlast the request.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
+    },
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 256 },
     genReqId: () => randomBytes(8).toString('hex'),
@@ -100,6 +115,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
     for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, hidden });
     // The schema is the validation and the documentation: a route without one is a bug to fix.
     if (!route.schema && !hidden && route.method !== 'HEAD') app.log.warn({ method: route.method, url: route.url }, 'route without a schema');
+    guardNumbers(route);
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -137,6 +153,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
 
   await app.register(websocket, { options: { maxPayload: config.bodyLimitBytes } });
 
+  const clientRequests = registerClientLimits(app, config);
   const anonymousStreams = registerAuth(app, { keys: opts.keys ?? noKeys, anonymousLimit: config.streamAnonLimit, securitySchemes });
   registerMetrics(app, opts.metrics, { defaultMetrics: opts.defaultMetrics });
 
@@ -150,5 +167,5 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
     if (component.routes) await app.register(async (child: FastifyInstance) => component.routes!(child));
   }
 
-  return Object.assign(app, { anonymousStreams, registeredRoutes });
+  return Object.assign(app, { anonymousStreams, clientRequests, registeredRoutes });
 }

@@ -120,7 +120,7 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): Concurren
 }
 
 /** Frees the slot when the response ends or the connection goes (SSE) — or the socket, for WebSockets. */
-function releaseWhenClosed(request: FastifyRequest, reply: FastifyReply, release: () => void): void {
+export function releaseWhenClosed(request: FastifyRequest, reply: FastifyReply, release: () => void): void {
   const socket = request.raw.socket;
   const done = () => {
     release();

@@ -12,6 +12,27 @@ export interface DocsOptions {
   securitySchemes: Record<string, unknown>;
 }
 
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: { required?: string[] } }> }> }>>;
+}
+
+/**
+ * A route's `produces` (CSV, PNG) is applied by swagger to every answer, its JSON errors too: an error
+ * answer documented in the error shape is JSON, whatever the route's success type.
+ */
+function jsonErrors<T extends OpenApiDocument>(doc: T): T {
+  for (const methods of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(methods)) {
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        const content = Object.values(response.content ?? {});
+        if (Number(status) < 400 || content.length === 0 || response.content!['application/json']) continue;
+        if (content.every((c) => c.schema?.required?.includes('error'))) response.content = { 'application/json': content[0]! };
+      }
+    }
+  }
+  return doc;
+}
+
 export async function registerDocs(app: FastifyInstance, opts: DocsOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -27,6 +48,7 @@ export async function registerDocs(app: FastifyInstance, opts: DocsOptions): Pro
       components: { securitySchemes: opts.securitySchemes as Record<string, any> },
       tags: [{ name: 'service', description: 'Health, readiness, metrics' }, { name: 'admin', description: 'API keys (scope admin)' }],
     },
+    transformObject: (doc) => jsonErrors(('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as OpenApiDocument) as object,
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

@@ -75,8 +75,13 @@ export function sseRouteSchema(kind: StreamKind, where: 'query' | 'body'): Recor
         content: { 'text/event-stream': { schema: { type: 'string' } } },
       },
       400: {
-        description: "Bad parameter, as plain text, e.g. `failed to parse 'accounts' parameter in query`",
-        content: { 'text/plain': { schema: { type: 'string' } } },
+        description:
+          "Bad parameter, as plain text, e.g. `failed to parse 'accounts' parameter in query`" +
+          (where === 'body' ? '; a body that is not JSON at all gets the JSON error shape `{"error": "..."}`' : ''),
+        content: {
+          'text/plain': { schema: { type: 'string' } },
+          ...(where === 'body' ? { 'application/json': { schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } } } : {}),
+        },
       },
     },
   };

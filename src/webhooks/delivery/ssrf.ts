@@ -1,10 +1,15 @@
 // Where deliveries may go. A webhook must not become a way into the service's own network (SSRF):
 // endpoints whose host is, or resolves to, a loopback, private, link-local, metadata or otherwise
-// special address are refused when created and again when connecting (the connection's own DNS
-// lookup is checked, so a name that changes its answer later is still caught). Local development
-// may allow loopback and private addresses; link-local and metadata addresses are never allowed.
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+// special-purpose address (IANA registries) are refused when created and again when connecting (the
+// connection's own DNS lookup is checked, so a name that changes its answer later is still caught).
+// Local development may allow loopback and private addresses; link-local, metadata and other
+// special-purpose addresses are never allowed.
+import { isIP, type LookupFunction } from 'node:net';
 import { promises as dns } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
 
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'reserved';
 
@@ -31,86 +36,82 @@ export class EndpointRefusedError extends Error {
   }
 }
 
-function list(entries: Array<[string, number, 'ipv4' | 'ipv6']>): BlockList {
-  const b = new BlockList();
-  for (const [net, prefix, type] of entries) b.addSubnet(net, prefix, type);
-  return b;
-}
+// Ranges come from ipaddr.js, which follows the IANA IPv4 and IPv6 special-purpose registries; what it
+// lacks is below. Translation prefixes carry an IPv4 address, classified in its place.
+const CLASS_RANK: Record<AddressClass, number> = { public: 0, private: 1, loopback: 2, reserved: 3, 'link-local': 4, metadata: 5 };
+const stricter = (a: AddressClass, b: AddressClass): AddressClass => (CLASS_RANK[a] >= CLASS_RANK[b] ? a : b);
 
-const METADATA = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254']);
-const LOOPBACK = list([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']]);
-const PRIVATE = list([
-  ['10.0.0.0', 8, 'ipv4'],
-  ['172.16.0.0', 12, 'ipv4'],
-  ['192.168.0.0', 16, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'],
-  ['fc00::', 7, 'ipv6'],
-]);
-const LINK_LOCAL = list([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']]);
-const RESERVED = list([
-  ['0.0.0.0', 8, 'ipv4'],
-  ['192.0.0.0', 24, 'ipv4'],
-  ['192.0.2.0', 24, 'ipv4'],
-  ['198.18.0.0', 15, 'ipv4'],
-  ['198.51.100.0', 24, 'ipv4'],
-  ['203.0.113.0', 24, 'ipv4'],
-  ['224.0.0.0', 4, 'ipv4'],
-  ['240.0.0.0', 4, 'ipv4'],
-  ['::', 128, 'ipv6'],
-  ['ff00::', 8, 'ipv6'],
-  ['2001:db8::', 32, 'ipv6'],
-  ['100::', 64, 'ipv6'],
-]);
+/** Cloud instance metadata, DNS, time and host-agent addresses (AWS, GCP, Azure WireServer, Alibaba, Oracle, Tencent). */
+const METADATA = new Set(
+  [
+    '169.254.169.254', '169.254.169.253', '169.254.169.123', '169.254.170.2', '169.254.170.23', '169.254.0.23',
+    '168.63.129.16', '100.100.100.200', '192.0.0.192',
+    'fd00:ec2::254', 'fd00:ec2::253', 'fd00:ec2::123', 'fd00:ec2::23', 'fd20:ce::254',
+  ].map((a) => ipaddr.parse(a).toNormalizedString()),
+);
 
-/** The IPv4 address an IPv6 address carries (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16), if any. */
-function embeddedIpv4(ip: string): string | null {
-  const lower = ip.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const groups = expandIpv6(lower);
-  if (!groups) return null;
-  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
-  const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
-  if (zeros(0, 5) && groups[5] === 0xffff) return v4(groups[6]!, groups[7]!);
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return v4(groups[6]!, groups[7]!);
-  if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!);
-  return null;
-}
+/** Only 2000::/3 is allocated for global unicast; the rest of the IPv6 space is reserved or special. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [IPv6, number];
+const NAT64_LOCAL_USE = ipaddr.parseCIDR('64:ff9b:1::/48') as [IPv6, number];
 
-function expandIpv6(ip: string): number[] | null {
-  let text = ip;
-  const tail = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
-  if (tail) {
-    const [a, b, c, d] = tail[1]!.split('.').map(Number) as [number, number, number, number];
-    text = text.slice(0, -tail[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+function v4Class(ip: IPv4): AddressClass {
+  if (METADATA.has(ip.toNormalizedString())) return 'metadata';
+  switch (ip.range()) {
+    case 'unicast':
+      return 'public';
+    case 'private':
+    case 'carrierGradeNat':
+      return 'private';
+    case 'loopback':
+      return 'loopback';
+    case 'linkLocal':
+      return 'link-local';
+    default:
+      return 'reserved';
   }
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const parse = (s: string) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
-  const head = parse(halves[0]!);
-  const rest = halves.length === 2 ? parse(halves[1]!) : [];
-  const fill = 8 - head.length - rest.length;
-  if (fill < 0 || (halves.length === 1 && fill !== 0)) return null;
-  const groups = [...head, ...new Array(halves.length === 2 ? fill : 0).fill(0), ...rest];
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+
+function v6Class(ip: IPv6): AddressClass {
+  if (METADATA.has(ip.toNormalizedString())) return 'metadata';
+  const p = ip.parts;
+  const last32 = v4(p[6]!, p[7]!);
+  const range = ip.range();
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:0:0/96
+    case 'rfc6145': // ::ffff:0:0:0/96, IPv4-translated
+      return v4Class(last32);
+    case 'rfc6052':
+      // 64:ff9b::/96 carries the address in its last 32 bits; the local-use 64:ff9b:1::/48 is not global.
+      if (!ip.match(NAT64_LOCAL_USE)) return v4Class(last32);
+      return [last32, v4(p[3]!, ((p[4]! & 0xff) << 8) | (p[5]! >> 8))].map(v4Class).reduce(stricter, 'reserved');
+    case '6to4': // 2002:AABB:CCDD::/48
+      return stricter('reserved', v4Class(v4(p[1]!, p[2]!)));
+    case 'loopback':
+      return 'loopback';
+    case 'linkLocal':
+      return 'link-local';
+    case 'uniqueLocal':
+      return 'private';
+    case 'unicast':
+      // ::/96 minus :: and ::1 is the deprecated IPv4-compatible form (::a.b.c.d).
+      if (p.slice(0, 6).every((g) => g === 0)) return stricter('reserved', v4Class(last32));
+      return ip.match(GLOBAL_UNICAST_V6) ? 'public' : 'reserved';
+    default:
+      return 'reserved';
+  }
 }
 
 /** What kind of address an IP literal is. */
 export function classifyAddress(ip: string): AddressClass {
   const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  // node:net accepts only the dotted-quad IPv4 form; ipaddr.js would also read 0x7f.1 and friends.
   const family = isIP(bare);
+  if (family === 4) return v4Class(ipaddr.IPv4.parse(bare));
   if (family === 0) return 'reserved';
-  if (family === 6) {
-    const v4 = embeddedIpv4(bare);
-    if (v4) return classifyAddress(v4);
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (METADATA.has(bare.toLowerCase())) return 'metadata';
-  if (LOOPBACK.check(bare, type)) return 'loopback';
-  if (LINK_LOCAL.check(bare, type)) return 'link-local';
-  if (PRIVATE.check(bare, type)) return 'private';
-  if (RESERVED.check(bare, type)) return 'reserved';
-  return 'public';
+  // ipaddr.js reads "::127.0.0.1" as ::ffff:127.0.0.1; the URL parser writes every IPv6 form in hex.
+  return v6Class(ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1)));
 }
 
 /** Null when deliveries may go to `ip`; otherwise why not. */
