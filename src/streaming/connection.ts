@@ -6,7 +6,6 @@ import type { AccountId } from '../chain/model.js';
 import type { ChainEventType, Position } from '../bus/events.js';
 import type { PayloadVariant, PreparedEvent } from './frames.js';
 import type { OperationFilter } from './operations.js';
-import type { OpcodeMemory } from './opcodes.js';
 import { Route, type AccountRoutes, type Subscriber, type SubscriptionIndex } from './subscriptions.js';
 
 export type Transport = 'sse' | 'ws';
@@ -18,7 +17,6 @@ export function writeBatch(socket: Socket, frames: Buffer[]): void {
 
 /** What a connection needs from the hub. */
 export interface ConnectionHost {
-  readonly opcodes: OpcodeMemory;
   readonly bufferBytes: number;
   /** Counts a frame sent, by event type (flushed into the metrics once per batch). */
   countSent(type: ChainEventType): void;
@@ -138,9 +136,6 @@ export abstract class StreamConnection implements Subscriber {
     if (this.closed) return;
     this.closed = true;
     this.moveTo(null);
-    let demand = this.routes.allTraces?.ops ? 1 : 0;
-    for (const route of this.routes.traces.values()) if (route.ops) demand++;
-    if (demand > 0) this.host.opcodes.addDemand(-demand);
     this.replay = null;
     this.queue = [];
     this.host.closed(this);
@@ -167,7 +162,6 @@ export abstract class StreamConnection implements Subscriber {
       else created++;
       own.set(account, route);
       this.index?.[kind].add(account, route);
-      if (kind === 'traces' && route.ops) this.host.opcodes.addDemand(1);
     }
     return created;
   }
@@ -198,11 +192,9 @@ export abstract class StreamConnection implements Subscriber {
     const set = kind === 'transactions' ? this.index?.allTransactions : this.index?.allTraces;
     const previous = kind === 'transactions' ? this.routes.allTransactions : this.routes.allTraces;
     if (previous) set?.delete(previous);
-    if (kind === 'traces' && previous?.ops) this.host.opcodes.addDemand(-1);
     if (kind === 'transactions') this.routes.allTransactions = route;
     else this.routes.allTraces = route;
     set?.add(route);
-    if (kind === 'traces' && route.ops) this.host.opcodes.addDemand(1);
   }
 
   /** Mempool without an accounts filter (null removes it). */
@@ -237,7 +229,6 @@ export abstract class StreamConnection implements Subscriber {
 
   private unindex(kind: AccountKind, account: AccountId, route: Route): void {
     this.index?.[kind].remove(account, route);
-    if (kind === 'traces' && route.ops) this.host.opcodes.addDemand(-1);
   }
 
   private attachTo(index: SubscriptionIndex): void {

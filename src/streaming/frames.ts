@@ -134,8 +134,6 @@ export class PreparedEvent {
   private sseChunks: Array<Buffer | undefined> = [];
   private ws: Array<Buffer | undefined> = [];
   private wsFrames: Array<Buffer | undefined> = [];
-  /** Opcode of a pending message's body (mempool operation filters), computed once. */
-  mempoolOpcode: number | null | undefined = undefined;
 
   constructor(readonly event: ChainEvent) {}
 

@@ -12,7 +12,6 @@ import { trimBatch } from '../bus/tail.js';
 import type { EventLog } from '../bus/types.js';
 import type { ConnectionHost, StreamConnection } from './connection.js';
 import type { StreamMetrics } from './metrics.js';
-import { OpcodeMemory } from './opcodes.js';
 import { SubscriptionIndex, type Subscriber } from './subscriptions.js';
 
 export const HEARTBEAT_INTERVAL_MS = 5000;
@@ -35,7 +34,6 @@ export interface StreamHubOptions {
 
 export class StreamHub implements ConnectionHost {
   readonly index: SubscriptionIndex;
-  readonly opcodes = new OpcodeMemory();
   readonly connections = new Set<StreamConnection>();
   readonly bufferBytes: number;
   readonly heartbeatMs: number;
@@ -52,7 +50,7 @@ export class StreamHub implements ConnectionHost {
     this.bufferBytes = options.bufferBytes;
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
     this.writeTimeoutMs = options.writeTimeoutMs;
-    this.index = new SubscriptionIndex(this.opcodes);
+    this.index = new SubscriptionIndex();
   }
 
   start(): void {
@@ -108,7 +106,7 @@ export class StreamHub implements ConnectionHost {
       return;
     }
     if (connection.index === this.index) connection.markConsidered(this.livePosition());
-    connection.moveTo(new SubscriptionIndex(this.opcodes));
+    connection.moveTo(new SubscriptionIndex());
     connection.replay = { cursor: after, generation: 0 };
     void this.runReplay(connection).catch((err) => {
       this.options.logger.error({ err, connection: connection.id }, 'stream replay failed; closing the connection');
