@@ -59,7 +59,7 @@ export abstract class StreamConnection implements Subscriber {
   /** Index holding this connection's routes: the hub's, a replay's, or none once closed. */
   index: SubscriptionIndex | null = null;
   /** Set while history is being replayed to this connection (see replay.ts). */
-  replay: { cursor: Position; generation: number } | null = null;
+  replay: { cursor: Position; generation: number; claimed: string } | null = null;
   closed = false;
   /** The final event is written; no more frames. */
   closing = false;
@@ -86,7 +86,7 @@ export abstract class StreamConnection implements Subscriber {
     return false;
   }
   /** Writes a gap notice: history after `lastEventId` is gone, the first retained id is `firstAvailable`. */
-  abstract writeGap(lastEventId: Position, firstAvailable: Position): void;
+  abstract writeGap(lastEventId: Position | string, firstAvailable: Position): void;
 
   deliver(event: PreparedEvent, variant: PayloadVariant, touched: Subscriber[]): void {
     if (this.closing) return;
@@ -139,6 +139,11 @@ export abstract class StreamConnection implements Subscriber {
     this.replay = null;
     this.queue = [];
     this.host.closed(this);
+  }
+
+  /** Lowers every route's start to `position` at most: a resume point that was not ours starts live. */
+  restartAt(position: Position): void {
+    for (const r of this.routes.routes()) if (r.after > position) r.after = position;
   }
 
   /** Raises every route's start to `position`: events up to it were already considered for them. */

@@ -107,16 +107,16 @@ export function wsNotification(method: string, payload: string, eventId: Positio
 }
 
 /** `event: gap` says history after `lastEventId` is gone; its id lets a reconnect continue after it. */
-export function sseGapFrame(lastEventId: Position, firstAvailable: Position): Buffer {
+export function sseGapFrame(lastEventId: Position | string, firstAvailable: Position): Buffer {
   return Buffer.from(`event: gap\nid: ${firstAvailable - 1}\ndata: ${gapPayload(lastEventId, firstAvailable)}\n\n`);
 }
 
-export function wsGapNotification(lastEventId: Position, firstAvailable: Position): Buffer {
+export function wsGapNotification(lastEventId: Position | string, firstAvailable: Position): Buffer {
   return Buffer.from(`{"jsonrpc":"2.0","method":"gap","params":${gapPayload(lastEventId, firstAvailable)}}\n`);
 }
 
-function gapPayload(lastEventId: Position, firstAvailable: Position): string {
-  return `{"error":"history gap","last_event_id":"${lastEventId}","first_available_id":"${firstAvailable}"}`;
+function gapPayload(lastEventId: Position | string, firstAvailable: Position): string {
+  return `{"error":"history gap","last_event_id":${JSON.stringify(String(lastEventId))},"first_available_id":"${firstAvailable}"}`;
 }
 
 /** A JSON-RPC reply: `result` is always a string, also for errors (compat.md §3). */

@@ -4,7 +4,7 @@
 import type { AccountId } from '../chain/model.js';
 import type { Position } from '../bus/events.js';
 import { OperationError, parseOperations, type OperationFilter } from './operations.js';
-import { decodeAccount, parsePosition } from './params.js';
+import { decodeAccount, FOREIGN_EVENT_ID, parsePosition } from './params.js';
 
 /** A method's answer when its params are wrong: the reply's result string. */
 export class RpcParamError extends Error {}
@@ -27,10 +27,12 @@ function keyValue(item: string): { key: string; value: string } | null {
   return { key: item.slice(0, eq).trim().toLowerCase(), value: item.slice(eq + 1) };
 }
 
+/** A decimal too large to be ours (another server's id) resumes with a gap event; anything else is an error. */
 function lastEventId(value: string): Position {
   const position = parsePosition(value);
-  if (position === null) throw new RpcParamError(`failed to process params: invalid last_event_id '${value}': expected a decimal event id`);
-  return position;
+  if (position !== null) return position;
+  if (/^\s*\d+\s*$/.test(value)) return FOREIGN_EVENT_ID;
+  throw new RpcParamError(`failed to process params: invalid last_event_id '${value}': expected a decimal event id`);
 }
 
 export interface AccountItems {

@@ -85,7 +85,7 @@ export class WsConnection extends StreamConnection {
     return this.pingSentAt !== 0 && now - this.pingSentAt > this.limits.writeTimeoutMs;
   }
 
-  writeGap(lastEventId: Position, firstAvailable: Position): void {
+  writeGap(lastEventId: Position | string, firstAvailable: Position): void {
     this.ws.send(wsGapNotification(lastEventId, firstAvailable), { binary: false });
     this.lastWriteAt = Date.now();
   }
