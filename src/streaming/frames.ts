@@ -30,25 +30,56 @@ export function httpChunk(data: Buffer): Buffer {
   return out;
 }
 
+/** The chunk of a text, built in one allocation (the fan-out's hot path: no intermediate Buffer). */
+export function httpChunkOf(text: string): Buffer {
+  const n = Buffer.byteLength(text);
+  const head = `${n.toString(16)}\r\n`;
+  const out = Buffer.allocUnsafe(head.length + n + 2);
+  out.write(head, 0, 'latin1');
+  out.write(text, head.length, 'utf8');
+  out[out.length - 2] = 0x0d;
+  out[out.length - 1] = 0x0a;
+  return out;
+}
+
 /**
  * A complete WebSocket text frame (RFC 6455 §5.2: FIN, opcode 1, no mask — a server never masks), so
  * every recipient gets the same bytes and no per-recipient framing is done.
  */
 export function wsTextFrame(payload: Buffer): Buffer {
   const n = payload.length;
-  const headLength = n < 126 ? 2 : n < 65_536 ? 4 : 10;
-  const out = Buffer.allocUnsafe(headLength + n);
+  const out = Buffer.allocUnsafe(wsHeadLength(n) + n);
+  payload.copy(out, writeWsHead(out, n));
+  return out;
+}
+
+/** The frame of a text, built in one allocation. */
+export function wsTextFrameOf(text: string): Buffer {
+  const n = Buffer.byteLength(text);
+  const out = Buffer.allocUnsafe(wsHeadLength(n) + n);
+  out.write(text, writeWsHead(out, n), 'utf8');
+  return out;
+}
+
+function wsHeadLength(n: number): number {
+  return n < 126 ? 2 : n < 65_536 ? 4 : 10;
+}
+
+/** Writes the head of an unmasked text frame of `n` payload bytes; returns its length. */
+function writeWsHead(out: Buffer, n: number): number {
   out[0] = 0x81;
-  if (n < 126) out[1] = n;
-  else if (n < 65_536) {
+  if (n < 126) {
+    out[1] = n;
+    return 2;
+  }
+  if (n < 65_536) {
     out[1] = 126;
     out.writeUInt16BE(n, 2);
-  } else {
-    out[1] = 127;
-    out.writeBigUInt64BE(BigInt(n), 2);
+    return 4;
   }
-  payload.copy(out, headLength);
-  return out;
+  out[1] = 127;
+  out.writeBigUInt64BE(BigInt(n), 2);
+  return 10;
 }
 
 /** JSON-RPC notification method of each event type. */
@@ -97,13 +128,21 @@ export function eventPayload(event: ChainEvent, variant: PayloadVariant): string
 }
 
 export function sseMessageFrame(position: Position, payload: string): Buffer {
-  return Buffer.from(`event: message\nid: ${position}\ndata: ${payload}\n\n`);
+  return Buffer.from(sseMessageText(position, payload));
+}
+
+function sseMessageText(position: Position, payload: string): string {
+  return `event: message\nid: ${position}\ndata: ${payload}\n\n`;
 }
 
 /** The original's notifications end with a newline (Go's json.Encoder); kept for byte compatibility. */
 export function wsNotification(method: string, payload: string, eventId: Position | null): Buffer {
+  return Buffer.from(wsNotificationText(method, payload, eventId));
+}
+
+function wsNotificationText(method: string, payload: string, eventId: Position | null): string {
   const id = eventId === null ? '' : `"event_id":"${eventId}",`;
-  return Buffer.from(`{"jsonrpc":"2.0","method":"${method}",${id}"params":${payload}}\n`);
+  return `{"jsonrpc":"2.0","method":"${method}",${id}"params":${payload}}\n`;
 }
 
 /** `event: gap` says history after `lastEventId` is gone; its id lets a reconnect continue after it. */
@@ -149,9 +188,9 @@ export class PreparedEvent {
     return (this.sse[variant] ??= sseMessageFrame(this.event.position, this.payload(variant)));
   }
 
-  /** The SSE frame as an HTTP chunk, ready for the socket. */
+  /** The SSE frame as an HTTP chunk, ready for the socket (one allocation: no frame Buffer in between). */
   sseChunk(variant: PayloadVariant): Buffer {
-    return (this.sseChunks[variant] ??= httpChunk(this.sseFrame(variant)));
+    return (this.sseChunks[variant] ??= httpChunkOf(sseMessageText(this.event.position, this.payload(variant))));
   }
 
   /** The JSON-RPC notification (the WebSocket message's payload). */
@@ -160,9 +199,9 @@ export class PreparedEvent {
     return (this.ws[slot] ??= wsNotification(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null));
   }
 
-  /** The notification as a complete WebSocket frame, ready for the socket. */
+  /** The notification as a complete WebSocket frame, ready for the socket (one allocation). */
   wsWire(variant: PayloadVariant, withEventId: boolean): Buffer {
     const slot = variant * 2 + (withEventId ? 1 : 0);
-    return (this.wsFrames[slot] ??= wsTextFrame(this.wsFrame(variant, withEventId)));
+    return (this.wsFrames[slot] ??= wsTextFrameOf(wsNotificationText(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null)));
   }
 }
