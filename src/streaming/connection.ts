@@ -100,19 +100,24 @@ export abstract class StreamConnection implements Subscriber {
    * Writes the frames queued during a batch. A connection still holding more than the buffer limit
    * from earlier batches is a slow consumer: it is closed instead (memory stays within the limit plus
    * one batch). A burst larger than the limit is fine when the client drains it before the next one.
-   * `paced` writers (replays) wait for drain themselves.
+   * `paced` writers (replays) wait for drain themselves. `now`: the caller's clock, read once per batch.
    */
-  flush(paced = false): void {
+  flush(paced = false, now = Date.now()): void {
     const frames = this.queue;
     if (frames.length === 0) return;
-    this.queue = [];
-    if (this.closing || this.closed) return;
+    if (this.closing || this.closed) {
+      frames.length = 0;
+      return;
+    }
     if (!paced && this.bufferedBytes() > this.host.bufferBytes) {
+      frames.length = 0;
       this.host.slowConsumer(this);
       return;
     }
     this.writeFrames(frames);
-    this.lastWriteAt = Date.now();
+    // the writes copied or concatenated the frames synchronously: the queue is reused, not reallocated
+    frames.length = 0;
+    this.lastWriteAt = now;
   }
 
   /** Called by the hub once: writes the final event and closes. */

@@ -96,7 +96,8 @@ export function blockPayload(b: BlockHeader): string {
 
 /** `lt` is a u64 emitted as a JSON integer, as the original does. */
 export function transactionPayload(tx: TransactionModel): string {
-  return `{"account_id":${JSON.stringify(tx.account)},"lt":${tx.lt.toString()},"tx_hash":${JSON.stringify(tx.hash)}}`;
+  // raw account ids and hex hashes need no JSON escaping (the chain model normalises both)
+  return `{"account_id":"${tx.account}","lt":${tx.lt.toString()},"tx_hash":"${tx.hash}"}`;
 }
 
 export function tracePayload(trace: TraceModel): string {
@@ -164,15 +165,13 @@ export function wsReply(id: number | null, method: string, result: string): stri
 }
 
 /**
- * One event with its wire forms, built on first use. Slots: [variant] for payloads and SSE frames,
- * [variant * 2 + withEventId] for WebSocket notifications.
+ * One event with its wire forms, built on first use. Slots of `forms` (allocated on first use: most
+ * events of a busy block reach one connection, or none): payload [variant], SSE frame [2 + variant],
+ * SSE chunk [4 + variant], WebSocket notification [6 + variant * 2 + withEventId], WebSocket frame
+ * [10 + variant * 2 + withEventId].
  */
 export class PreparedEvent {
-  private payloads: Array<string | undefined> = [];
-  private sse: Array<Buffer | undefined> = [];
-  private sseChunks: Array<Buffer | undefined> = [];
-  private ws: Array<Buffer | undefined> = [];
-  private wsFrames: Array<Buffer | undefined> = [];
+  private forms: Array<string | Buffer | undefined> | null = null;
 
   constructor(readonly event: ChainEvent) {}
 
@@ -181,27 +180,32 @@ export class PreparedEvent {
   }
 
   payload(variant: PayloadVariant): string {
-    return (this.payloads[variant] ??= eventPayload(this.event, variant));
+    const forms = (this.forms ??= []);
+    return (forms[variant] ??= eventPayload(this.event, variant)) as string;
   }
 
   sseFrame(variant: PayloadVariant): Buffer {
-    return (this.sse[variant] ??= sseMessageFrame(this.event.position, this.payload(variant)));
+    const forms = (this.forms ??= []);
+    return (forms[2 + variant] ??= sseMessageFrame(this.event.position, this.payload(variant))) as Buffer;
   }
 
   /** The SSE frame as an HTTP chunk, ready for the socket (one allocation: no frame Buffer in between). */
   sseChunk(variant: PayloadVariant): Buffer {
-    return (this.sseChunks[variant] ??= httpChunkOf(sseMessageText(this.event.position, this.payload(variant))));
+    const forms = (this.forms ??= []);
+    return (forms[4 + variant] ??= httpChunkOf(sseMessageText(this.event.position, this.payload(variant)))) as Buffer;
   }
 
   /** The JSON-RPC notification (the WebSocket message's payload). */
   wsFrame(variant: PayloadVariant, withEventId: boolean): Buffer {
-    const slot = variant * 2 + (withEventId ? 1 : 0);
-    return (this.ws[slot] ??= wsNotification(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null));
+    const forms = (this.forms ??= []);
+    const slot = 6 + variant * 2 + (withEventId ? 1 : 0);
+    return (forms[slot] ??= wsNotification(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null)) as Buffer;
   }
 
   /** The notification as a complete WebSocket frame, ready for the socket (one allocation). */
   wsWire(variant: PayloadVariant, withEventId: boolean): Buffer {
-    const slot = variant * 2 + (withEventId ? 1 : 0);
-    return (this.wsFrames[slot] ??= wsTextFrameOf(wsNotificationText(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null)));
+    const forms = (this.forms ??= []);
+    const slot = 10 + variant * 2 + (withEventId ? 1 : 0);
+    return (forms[slot] ??= wsTextFrameOf(wsNotificationText(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null))) as Buffer;
   }
 }

@@ -184,7 +184,8 @@ export class StreamHub implements ConnectionHost {
     } catch (err) {
       this.options.logger.error({ err, firstPosition: batch.firstPosition }, 'stream fan-out failed');
     }
-    for (const subscriber of touched) (subscriber as StreamConnection).flush();
+    const now = Date.now();
+    for (const subscriber of touched) (subscriber as StreamConnection).flush(false, now);
     this.metrics.flushSent();
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
   }
