@@ -7,6 +7,7 @@ import { account, blockHeader, hashOf, message, transaction } from '../../test/s
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
 import { makePosition } from '../bus/events.js';
 import type { TraceModel, TransactionModel } from '../chain/model.js';
+import { parseMessageAbi, renderModule } from '../../scripts/operation-names.js';
 import { OPERATION_NAMES, parseOperations } from './operations.js';
 import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from './testing.js';
 
@@ -143,5 +144,32 @@ describe('operation names', () => {
       expect([...parseOperations(name)!], name).toEqual([...ops]);
       for (const op of ops) expect(Number.isInteger(op) && op >= 0 && op <= 0xffffffff, name).toBe(true);
     }
+  });
+
+  it('are generated from the ABI text: names with their opcodes, a name of several kinds with each, untagged names left out', () => {
+    // the shape of tongo's declarations (names and opcodes are protocol facts; the text is ours)
+    const abi = [
+      'decodeFuncWalletSignedV4ExtInMsgBody = decodeMsg(tlb.Tag{Val: 0x00000000, Len: 0}, WalletSignedV4ExtInMsgOp, WalletSignedV4ExtInMsgBody{})',
+      'const (',
+      '\tNftTransferMsgOp MsgOpName = "NftTransfer"',
+      '\tDedustSwapMsgOp MsgOpName = "DedustSwap"',
+      '\tDedustSwapExtOutMsgOp MsgOpName = "DedustSwap"',
+      '\tWalletSignedV4ExtInMsgOp MsgOpName = "WalletSignedV4"',
+      ')',
+      'const (',
+      '\tNftTransferMsgOpCode MsgOpCode = 0x5fcc3d14',
+      '\tDedustSwapMsgOpCode MsgOpCode = 0xea06185d',
+      '\tDedustSwapExtOutMsgOpCode MsgOpCode = 0x9c610de3',
+      '\tWalletSignedV4ExtInMsgOpCode MsgOpCode = 0x00000000',
+      ')',
+    ].join('\n');
+    const table = parseMessageAbi(abi);
+    expect([...table]).toEqual([
+      ['DedustSwap', [0x9c610de3, 0xea06185d]],
+      ['NftTransfer', [NFT_TRANSFER]],
+    ]);
+    expect(renderModule(table, 'abc')).toContain('  NftTransfer: [0x5fcc3d14],\n');
+    expect(OPERATION_NAMES.DedustSwap).toEqual([0x9c610de3, 0xea06185d]);
+    expect(OPERATION_NAMES.WalletSignedV4).toBeUndefined();
   });
 });
