@@ -5,7 +5,6 @@ import { makePosition, type ChainEvent } from '../../src/bus/events.js';
 import { createReplaySource } from '../../src/chain/replay/index.js';
 import type { TransactionModel } from '../../src/chain/model.js';
 import type { PayloadVariant, PreparedEvent } from '../../src/streaming/frames.js';
-import { OpcodeMemory } from '../../src/streaming/opcodes.js';
 import { Route, SubscriptionIndex, type Subscriber } from '../../src/streaming/subscriptions.js';
 import { perSecond } from '../lib/stats.js';
 
@@ -59,7 +58,7 @@ export async function measureMatching(opts: { subscribedAccounts: number; transa
 
   const before = heapMB();
   const serialise = { on: false };
-  const index = new SubscriptionIndex(new OpcodeMemory());
+  const index = new SubscriptionIndex();
   const subscribers = Array.from({ length: opts.subscribers }, () => new CountingSubscriber(serialise));
   const routes = subscribers.map((s) => new Route(s, null, -1));
   // Every account the transactions touch is subscribed; the rest of the million are other accounts.

@@ -191,6 +191,12 @@ export interface TraceModel {
   /** Masterchain seqno of the first and of the completing block. */
   startMcSeqno: number;
   endMcSeqno: number;
+  /**
+   * Opcodes of the inbound messages of its transactions, sorted: what the `operations` filter
+   * matches, recorded when the trace completes so every reader decides alike (absent on events
+   * logged before it was recorded: they match no operation).
+   */
+  opcodes?: number[];
 }
 
 /** Links between a message and the transactions that created and consumed it. */
@@ -210,6 +216,11 @@ export interface PendingMessage {
   receivedAt: number;
   /** Accounts the emulated trace touches, sorted; null when the source cannot emulate. */
   involvedAccounts: AccountId[] | null;
+  /**
+   * Opcodes of the message's own body and of every message of its emulated trace, sorted, recorded
+   * where it was admitted (the `operations` filter); absent when the source cannot emulate.
+   */
+  opcodes?: number[];
 }
 
 /** Everything a masterchain block finalises, in the order consumers see it. */

@@ -9,6 +9,8 @@ export interface TraceState {
   startMcSeqno: number;
   accounts: Set<AccountId>;
   transactions: HashHex[];
+  /** Opcodes of its transactions' inbound messages (the trace's `operations`). */
+  opcodes: Set<number>;
   /** Internal messages created by the trace and not consumed yet. */
   pending: Set<HashHex>;
 }
@@ -46,12 +48,13 @@ export class TraceTracker {
     this.traces.clear();
     this.byMessage.clear();
     for (const row of stored) {
-      const raw = v8.deserialize(row.state) as { accounts: AccountId[]; transactions: HashHex[]; pending: HashHex[] };
+      const raw = v8.deserialize(row.state) as { accounts: AccountId[]; transactions: HashHex[]; opcodes?: number[]; pending: HashHex[] };
       const trace: TraceState = {
         root: row.root,
         startMcSeqno: row.startMcSeqno,
         accounts: new Set(raw.accounts),
         transactions: raw.transactions,
+        opcodes: new Set(raw.opcodes),
         pending: new Set(raw.pending),
       };
       this.traces.set(trace.root, trace);
@@ -60,7 +63,7 @@ export class TraceTracker {
   }
 
   static serialize(trace: TraceState): Uint8Array {
-    return v8.serialize({ accounts: [...trace.accounts], transactions: trace.transactions, pending: [...trace.pending] });
+    return v8.serialize({ accounts: [...trace.accounts], transactions: trace.transactions, opcodes: [...trace.opcodes], pending: [...trace.pending] });
   }
 
   /** Feeds one masterchain block's transactions (any order; they are linked in lt order). */
@@ -93,11 +96,12 @@ export class TraceTracker {
       this.byMessage.delete(inbound!.hash);
     } else {
       // An external message, a tick-tock, or a message whose creator we never saw starts a trace.
-      trace = { root: tx.hash, startMcSeqno: mcSeqno, accounts: new Set(), transactions: [], pending: new Set() };
+      trace = { root: tx.hash, startMcSeqno: mcSeqno, accounts: new Set(), transactions: [], opcodes: new Set(), pending: new Set() };
       this.traces.set(trace.root, trace);
     }
     trace.accounts.add(tx.account);
     trace.transactions.push(tx.hash);
+    if (inbound?.opcode != null) trace.opcodes.add(inbound.opcode);
     for (const out of tx.outMessages) {
       if (out.type !== 'internal') continue;
       trace.pending.add(out.hash);
@@ -114,5 +118,6 @@ function toModel(trace: TraceState, endMcSeqno: number): TraceModel {
     transactions: trace.transactions,
     startMcSeqno: trace.startMcSeqno,
     endMcSeqno,
+    opcodes: [...trace.opcodes].sort((a, b) => a - b),
   };
 }

@@ -6,7 +6,6 @@ import type { AccountId } from '../chain/model.js';
 import type { ChainEventType, Position } from '../bus/events.js';
 import type { PayloadVariant, PreparedEvent } from './frames.js';
 import type { OperationFilter } from './operations.js';
-import type { OpcodeMemory } from './opcodes.js';
 import { Route, type AccountRoutes, type Subscriber, type SubscriptionIndex } from './subscriptions.js';
 
 export type Transport = 'sse' | 'ws';
@@ -18,7 +17,6 @@ export function writeBatch(socket: Socket, frames: Buffer[]): void {
 
 /** What a connection needs from the hub. */
 export interface ConnectionHost {
-  readonly opcodes: OpcodeMemory;
   readonly bufferBytes: number;
   /** Counts a frame sent, by event type (flushed into the metrics once per batch). */
   countSent(type: ChainEventType): void;
@@ -61,7 +59,7 @@ export abstract class StreamConnection implements Subscriber {
   /** Index holding this connection's routes: the hub's, a replay's, or none once closed. */
   index: SubscriptionIndex | null = null;
   /** Set while history is being replayed to this connection (see replay.ts). */
-  replay: { cursor: Position; generation: number } | null = null;
+  replay: { cursor: Position; generation: number; claimed: string } | null = null;
   closed = false;
   /** The final event is written; no more frames. */
   closing = false;
@@ -88,7 +86,7 @@ export abstract class StreamConnection implements Subscriber {
     return false;
   }
   /** Writes a gap notice: history after `lastEventId` is gone, the first retained id is `firstAvailable`. */
-  abstract writeGap(lastEventId: Position, firstAvailable: Position): void;
+  abstract writeGap(lastEventId: Position | string, firstAvailable: Position): void;
 
   deliver(event: PreparedEvent, variant: PayloadVariant, touched: Subscriber[]): void {
     if (this.closing) return;
@@ -102,19 +100,24 @@ export abstract class StreamConnection implements Subscriber {
    * Writes the frames queued during a batch. A connection still holding more than the buffer limit
    * from earlier batches is a slow consumer: it is closed instead (memory stays within the limit plus
    * one batch). A burst larger than the limit is fine when the client drains it before the next one.
-   * `paced` writers (replays) wait for drain themselves.
+   * `paced` writers (replays) wait for drain themselves. `now`: the caller's clock, read once per batch.
    */
-  flush(paced = false): void {
+  flush(paced = false, now = Date.now()): void {
     const frames = this.queue;
     if (frames.length === 0) return;
-    this.queue = [];
-    if (this.closing || this.closed) return;
+    if (this.closing || this.closed) {
+      frames.length = 0;
+      return;
+    }
     if (!paced && this.bufferedBytes() > this.host.bufferBytes) {
+      frames.length = 0;
       this.host.slowConsumer(this);
       return;
     }
     this.writeFrames(frames);
-    this.lastWriteAt = Date.now();
+    // the writes copied or concatenated the frames synchronously: the queue is reused, not reallocated
+    frames.length = 0;
+    this.lastWriteAt = now;
   }
 
   /** Called by the hub once: writes the final event and closes. */
@@ -138,12 +141,14 @@ export abstract class StreamConnection implements Subscriber {
     if (this.closed) return;
     this.closed = true;
     this.moveTo(null);
-    let demand = this.routes.allTraces?.ops ? 1 : 0;
-    for (const route of this.routes.traces.values()) if (route.ops) demand++;
-    if (demand > 0) this.host.opcodes.addDemand(-demand);
     this.replay = null;
     this.queue = [];
     this.host.closed(this);
+  }
+
+  /** Lowers every route's start to `position` at most: a resume point that was not ours starts live. */
+  restartAt(position: Position): void {
+    for (const r of this.routes.routes()) if (r.after > position) r.after = position;
   }
 
   /** Raises every route's start to `position`: events up to it were already considered for them. */
@@ -167,7 +172,6 @@ export abstract class StreamConnection implements Subscriber {
       else created++;
       own.set(account, route);
       this.index?.[kind].add(account, route);
-      if (kind === 'traces' && route.ops) this.host.opcodes.addDemand(1);
     }
     return created;
   }
@@ -198,11 +202,9 @@ export abstract class StreamConnection implements Subscriber {
     const set = kind === 'transactions' ? this.index?.allTransactions : this.index?.allTraces;
     const previous = kind === 'transactions' ? this.routes.allTransactions : this.routes.allTraces;
     if (previous) set?.delete(previous);
-    if (kind === 'traces' && previous?.ops) this.host.opcodes.addDemand(-1);
     if (kind === 'transactions') this.routes.allTransactions = route;
     else this.routes.allTraces = route;
     set?.add(route);
-    if (kind === 'traces' && route.ops) this.host.opcodes.addDemand(1);
   }
 
   /** Mempool without an accounts filter (null removes it). */
@@ -237,7 +239,6 @@ export abstract class StreamConnection implements Subscriber {
 
   private unindex(kind: AccountKind, account: AccountId, route: Route): void {
     this.index?.[kind].remove(account, route);
-    if (kind === 'traces' && route.ops) this.host.opcodes.addDemand(-1);
   }
 
   private attachTo(index: SubscriptionIndex): void {

@@ -30,25 +30,56 @@ export function httpChunk(data: Buffer): Buffer {
   return out;
 }
 
+/** The chunk of a text, built in one allocation (the fan-out's hot path: no intermediate Buffer). */
+export function httpChunkOf(text: string): Buffer {
+  const n = Buffer.byteLength(text);
+  const head = `${n.toString(16)}\r\n`;
+  const out = Buffer.allocUnsafe(head.length + n + 2);
+  out.write(head, 0, 'latin1');
+  out.write(text, head.length, 'utf8');
+  out[out.length - 2] = 0x0d;
+  out[out.length - 1] = 0x0a;
+  return out;
+}
+
 /**
  * A complete WebSocket text frame (RFC 6455 §5.2: FIN, opcode 1, no mask — a server never masks), so
  * every recipient gets the same bytes and no per-recipient framing is done.
  */
 export function wsTextFrame(payload: Buffer): Buffer {
   const n = payload.length;
-  const headLength = n < 126 ? 2 : n < 65_536 ? 4 : 10;
-  const out = Buffer.allocUnsafe(headLength + n);
+  const out = Buffer.allocUnsafe(wsHeadLength(n) + n);
+  payload.copy(out, writeWsHead(out, n));
+  return out;
+}
+
+/** The frame of a text, built in one allocation. */
+export function wsTextFrameOf(text: string): Buffer {
+  const n = Buffer.byteLength(text);
+  const out = Buffer.allocUnsafe(wsHeadLength(n) + n);
+  out.write(text, writeWsHead(out, n), 'utf8');
+  return out;
+}
+
+function wsHeadLength(n: number): number {
+  return n < 126 ? 2 : n < 65_536 ? 4 : 10;
+}
+
+/** Writes the head of an unmasked text frame of `n` payload bytes; returns its length. */
+function writeWsHead(out: Buffer, n: number): number {
   out[0] = 0x81;
-  if (n < 126) out[1] = n;
-  else if (n < 65_536) {
+  if (n < 126) {
+    out[1] = n;
+    return 2;
+  }
+  if (n < 65_536) {
     out[1] = 126;
     out.writeUInt16BE(n, 2);
-  } else {
-    out[1] = 127;
-    out.writeBigUInt64BE(BigInt(n), 2);
+    return 4;
   }
-  payload.copy(out, headLength);
-  return out;
+  out[1] = 127;
+  out.writeBigUInt64BE(BigInt(n), 2);
+  return 10;
 }
 
 /** JSON-RPC notification method of each event type. */
@@ -65,7 +96,8 @@ export function blockPayload(b: BlockHeader): string {
 
 /** `lt` is a u64 emitted as a JSON integer, as the original does. */
 export function transactionPayload(tx: TransactionModel): string {
-  return `{"account_id":${JSON.stringify(tx.account)},"lt":${tx.lt.toString()},"tx_hash":${JSON.stringify(tx.hash)}}`;
+  // raw account ids and hex hashes need no JSON escaping (the chain model normalises both)
+  return `{"account_id":"${tx.account}","lt":${tx.lt.toString()},"tx_hash":"${tx.hash}"}`;
 }
 
 export function tracePayload(trace: TraceModel): string {
@@ -97,26 +129,34 @@ export function eventPayload(event: ChainEvent, variant: PayloadVariant): string
 }
 
 export function sseMessageFrame(position: Position, payload: string): Buffer {
-  return Buffer.from(`event: message\nid: ${position}\ndata: ${payload}\n\n`);
+  return Buffer.from(sseMessageText(position, payload));
+}
+
+function sseMessageText(position: Position, payload: string): string {
+  return `event: message\nid: ${position}\ndata: ${payload}\n\n`;
 }
 
 /** The original's notifications end with a newline (Go's json.Encoder); kept for byte compatibility. */
 export function wsNotification(method: string, payload: string, eventId: Position | null): Buffer {
+  return Buffer.from(wsNotificationText(method, payload, eventId));
+}
+
+function wsNotificationText(method: string, payload: string, eventId: Position | null): string {
   const id = eventId === null ? '' : `"event_id":"${eventId}",`;
-  return Buffer.from(`{"jsonrpc":"2.0","method":"${method}",${id}"params":${payload}}\n`);
+  return `{"jsonrpc":"2.0","method":"${method}",${id}"params":${payload}}\n`;
 }
 
 /** `event: gap` says history after `lastEventId` is gone; its id lets a reconnect continue after it. */
-export function sseGapFrame(lastEventId: Position, firstAvailable: Position): Buffer {
+export function sseGapFrame(lastEventId: Position | string, firstAvailable: Position): Buffer {
   return Buffer.from(`event: gap\nid: ${firstAvailable - 1}\ndata: ${gapPayload(lastEventId, firstAvailable)}\n\n`);
 }
 
-export function wsGapNotification(lastEventId: Position, firstAvailable: Position): Buffer {
+export function wsGapNotification(lastEventId: Position | string, firstAvailable: Position): Buffer {
   return Buffer.from(`{"jsonrpc":"2.0","method":"gap","params":${gapPayload(lastEventId, firstAvailable)}}\n`);
 }
 
-function gapPayload(lastEventId: Position, firstAvailable: Position): string {
-  return `{"error":"history gap","last_event_id":"${lastEventId}","first_available_id":"${firstAvailable}"}`;
+function gapPayload(lastEventId: Position | string, firstAvailable: Position): string {
+  return `{"error":"history gap","last_event_id":${JSON.stringify(String(lastEventId))},"first_available_id":"${firstAvailable}"}`;
 }
 
 /** A JSON-RPC reply: `result` is always a string, also for errors (compat.md §3). */
@@ -125,17 +165,13 @@ export function wsReply(id: number | null, method: string, result: string): stri
 }
 
 /**
- * One event with its wire forms, built on first use. Slots: [variant] for payloads and SSE frames,
- * [variant * 2 + withEventId] for WebSocket notifications.
+ * One event with its wire forms, built on first use. Slots of `forms` (allocated on first use: most
+ * events of a busy block reach one connection, or none): payload [variant], SSE frame [2 + variant],
+ * SSE chunk [4 + variant], WebSocket notification [6 + variant * 2 + withEventId], WebSocket frame
+ * [10 + variant * 2 + withEventId].
  */
 export class PreparedEvent {
-  private payloads: Array<string | undefined> = [];
-  private sse: Array<Buffer | undefined> = [];
-  private sseChunks: Array<Buffer | undefined> = [];
-  private ws: Array<Buffer | undefined> = [];
-  private wsFrames: Array<Buffer | undefined> = [];
-  /** Opcode of a pending message's body (mempool operation filters), computed once. */
-  mempoolOpcode: number | null | undefined = undefined;
+  private forms: Array<string | Buffer | undefined> | null = null;
 
   constructor(readonly event: ChainEvent) {}
 
@@ -144,27 +180,32 @@ export class PreparedEvent {
   }
 
   payload(variant: PayloadVariant): string {
-    return (this.payloads[variant] ??= eventPayload(this.event, variant));
+    const forms = (this.forms ??= []);
+    return (forms[variant] ??= eventPayload(this.event, variant)) as string;
   }
 
   sseFrame(variant: PayloadVariant): Buffer {
-    return (this.sse[variant] ??= sseMessageFrame(this.event.position, this.payload(variant)));
+    const forms = (this.forms ??= []);
+    return (forms[2 + variant] ??= sseMessageFrame(this.event.position, this.payload(variant))) as Buffer;
   }
 
-  /** The SSE frame as an HTTP chunk, ready for the socket. */
+  /** The SSE frame as an HTTP chunk, ready for the socket (one allocation: no frame Buffer in between). */
   sseChunk(variant: PayloadVariant): Buffer {
-    return (this.sseChunks[variant] ??= httpChunk(this.sseFrame(variant)));
+    const forms = (this.forms ??= []);
+    return (forms[4 + variant] ??= httpChunkOf(sseMessageText(this.event.position, this.payload(variant)))) as Buffer;
   }
 
   /** The JSON-RPC notification (the WebSocket message's payload). */
   wsFrame(variant: PayloadVariant, withEventId: boolean): Buffer {
-    const slot = variant * 2 + (withEventId ? 1 : 0);
-    return (this.ws[slot] ??= wsNotification(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null));
+    const forms = (this.forms ??= []);
+    const slot = 6 + variant * 2 + (withEventId ? 1 : 0);
+    return (forms[slot] ??= wsNotification(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null)) as Buffer;
   }
 
-  /** The notification as a complete WebSocket frame, ready for the socket. */
+  /** The notification as a complete WebSocket frame, ready for the socket (one allocation). */
   wsWire(variant: PayloadVariant, withEventId: boolean): Buffer {
-    const slot = variant * 2 + (withEventId ? 1 : 0);
-    return (this.wsFrames[slot] ??= wsTextFrame(this.wsFrame(variant, withEventId)));
+    const forms = (this.forms ??= []);
+    const slot = 10 + variant * 2 + (withEventId ? 1 : 0);
+    return (forms[slot] ??= wsTextFrameOf(wsNotificationText(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null))) as Buffer;
   }
 }

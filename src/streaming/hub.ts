@@ -7,12 +7,11 @@
 // same tick as that check. The log calls live listeners synchronously when a batch is published,
 // so every batch is seen either by the replay (already in the log) or live (published later).
 import type { Logger } from 'pino';
-import type { ChainEventType, EventBatch, Position } from '../bus/events.js';
+import { positionSeqno, type ChainEventType, type EventBatch, type Position } from '../bus/events.js';
 import { trimBatch } from '../bus/tail.js';
 import type { EventLog } from '../bus/types.js';
 import type { ConnectionHost, StreamConnection } from './connection.js';
 import type { StreamMetrics } from './metrics.js';
-import { OpcodeMemory } from './opcodes.js';
 import { SubscriptionIndex, type Subscriber } from './subscriptions.js';
 
 export const HEARTBEAT_INTERVAL_MS = 5000;
@@ -35,7 +34,6 @@ export interface StreamHubOptions {
 
 export class StreamHub implements ConnectionHost {
   readonly index: SubscriptionIndex;
-  readonly opcodes = new OpcodeMemory();
   readonly connections = new Set<StreamConnection>();
   readonly bufferBytes: number;
   readonly heartbeatMs: number;
@@ -52,7 +50,7 @@ export class StreamHub implements ConnectionHost {
     this.bufferBytes = options.bufferBytes;
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
     this.writeTimeoutMs = options.writeTimeoutMs;
-    this.index = new SubscriptionIndex(this.opcodes);
+    this.index = new SubscriptionIndex();
   }
 
   start(): void {
@@ -81,9 +79,9 @@ export class StreamHub implements ConnectionHost {
 
   /**
    * Registers a connection whose routes are set up. With `resumeAfter`, history after that position
-   * is replayed first; otherwise it starts live.
+   * is replayed first; otherwise it starts live. `claimed` is the id as the client sent it.
    */
-  open(connection: StreamConnection, resumeAfter: Position | null): void {
+  open(connection: StreamConnection, resumeAfter: Position | null, claimed?: string): void {
     if (this.stopped) {
       connection.terminate('shutdown');
       return;
@@ -91,14 +89,14 @@ export class StreamHub implements ConnectionHost {
     this.connections.add(connection);
     this.metrics.opened(connection.transport);
     if (resumeAfter === null) connection.moveTo(this.index);
-    else this.resume(connection, resumeAfter);
+    else this.resume(connection, resumeAfter, claimed);
   }
 
   /**
    * Replays history after `after` to the connection, then live. Routes already live keep their
    * place: events up to now were already considered for them. Callers check `after >= lastSent`.
    */
-  resume(connection: StreamConnection, after: Position): void {
+  resume(connection: StreamConnection, after: Position, claimed = String(after)): void {
     this.metrics.resumes.inc({ transport: connection.transport });
     if (connection.replay) {
       // Rewind a running replay: routes it served have seen everything up to its cursor.
@@ -108,8 +106,8 @@ export class StreamHub implements ConnectionHost {
       return;
     }
     if (connection.index === this.index) connection.markConsidered(this.livePosition());
-    connection.moveTo(new SubscriptionIndex(this.opcodes));
-    connection.replay = { cursor: after, generation: 0 };
+    connection.moveTo(new SubscriptionIndex());
+    connection.replay = { cursor: after, generation: 0, claimed };
     void this.runReplay(connection).catch((err) => {
       this.options.logger.error({ err, connection: connection.id }, 'stream replay failed; closing the connection');
       connection.terminate('dead');
@@ -131,6 +129,14 @@ export class StreamHub implements ConnectionHost {
         replay.cursor = oldest - 1;
       }
       const head = this.log.headPosition();
+      if (notOurs(replay.cursor, head)) {
+        // An id this log never issued (another server's, or far ahead of it): say so, then go live.
+        this.metrics.gaps.inc({ transport: connection.transport });
+        const live = head ?? -1;
+        connection.writeGap(replay.claimed, live + 1);
+        connection.restartAt(live);
+        replay.cursor = live;
+      }
       if (head === null || replay.cursor >= head) {
         // Caught up: join the live index in this same tick (no batch can be published in between).
         connection.replay = null;
@@ -178,7 +184,8 @@ export class StreamHub implements ConnectionHost {
     } catch (err) {
       this.options.logger.error({ err, firstPosition: batch.firstPosition }, 'stream fan-out failed');
     }
-    for (const subscriber of touched) (subscriber as StreamConnection).flush();
+    const now = Date.now();
+    for (const subscriber of touched) (subscriber as StreamConnection).flush(false, now);
     this.metrics.flushSent();
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
   }
@@ -228,4 +235,13 @@ export class StreamHub implements ConnectionHost {
     }
     return { connections: this.connections.size, sse, ws: this.connections.size - sse, replaying };
   }
+}
+
+/**
+ * An id past the head is ours only when it is at most one masterchain block ahead (a node that is a
+ * block behind another one); anything further was never issued by this log.
+ */
+export function notOurs(after: Position, head: Position | null): boolean {
+  if (head === null) return after >= 0;
+  return after > head && positionSeqno(after) > positionSeqno(head) + 1;
 }

@@ -38,7 +38,7 @@ export class StreamMetrics {
       new Counter({ name: 'tonwatch_stream_resume_replays_total', help: 'Streams resumed from an event id (history replayed)', labelNames: ['transport'] as const, registers }),
     );
     this.gaps = once(registry, 'tonwatch_stream_resume_gaps_total', () =>
-      new Counter({ name: 'tonwatch_stream_resume_gaps_total', help: 'Resumes from an id older than the retained history (a gap event was sent)', labelNames: ['transport'] as const, registers }),
+      new Counter({ name: 'tonwatch_stream_resume_gaps_total', help: 'Resumes from an id older than the retained history, or not issued by this server (a gap event was sent)', labelNames: ['transport'] as const, registers }),
     );
     this.deadPeers = once(registry, 'tonwatch_stream_dead_peer_closes_total', () =>
       new Counter({ name: 'tonwatch_stream_dead_peer_closes_total', help: 'Connections dropped because the peer stopped reading or answering pings', labelNames: ['transport'] as const, registers }),

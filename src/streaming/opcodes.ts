@@ -1,56 +1,28 @@
-// Opcodes for the `operations` filter on traces and mempool (a decision of compat.md §2):
-// - a trace matches when any of its transactions had an inbound message with a listed opcode. A trace
-//   event lists only transaction hashes, so the hub remembers the inbound opcode of recent
-//   transactions — only while some trace subscription has an operations filter (`demand`), and at
-//   most `capacity` of them;
-// - a pending message matches on the first 32 bits of its own body.
+// What the `operations` filter matches, read from the logged event alone (docs/ARCHITECTURE.md,
+// "Filters are functions of the event"), so live delivery and a replay after Last-Event-ID decide
+// alike whatever was connected before:
+// - a transaction: the opcode of its inbound message;
+// - a trace: the inbound opcodes of its transactions, recorded by the follower on the trace event;
+// - a pending message: its own body's opcode and those of every message of its emulated trace,
+//   recorded where it was admitted; a source that cannot emulate leaves its own body's opcode only.
 import { Cell } from '@ton/core';
 import { decodeMessage } from '../chain/decode/index.js';
-import type { HashHex, PendingMessage, TraceModel, TransactionModel } from '../chain/model.js';
-import type { PreparedEvent } from './frames.js';
+import type { PendingMessage, TraceModel } from '../chain/model.js';
 
-export class OpcodeMemory {
-  private readonly byTransaction = new Map<HashHex, number>();
-  /** Trace subscriptions with an operations filter; nothing is remembered while it is 0. */
-  private demand = 0;
+const NONE: readonly number[] = [];
 
-  constructor(private readonly capacity = 200_000) {}
+/** A trace logged before opcodes were recorded on it carries none. */
+export function traceOpcodes(trace: TraceModel): readonly number[] {
+  return trace.opcodes ?? NONE;
+}
 
-  addDemand(delta: number): void {
-    this.demand = Math.max(0, this.demand + delta);
-    if (this.demand === 0) this.byTransaction.clear();
-  }
-
-  get remembered(): number {
-    return this.byTransaction.size;
-  }
-
-  recordTransaction(tx: TransactionModel): void {
-    if (this.demand === 0) return;
-    const opcode = tx.inMessage?.opcode;
-    if (opcode == null) return;
-    this.byTransaction.set(tx.hash, opcode);
-    // A Map iterates in insertion order: the first key is the oldest.
-    if (this.byTransaction.size > this.capacity) this.byTransaction.delete(this.byTransaction.keys().next().value!);
-  }
-
-  ofTrace(trace: TraceModel): ReadonlySet<number> {
-    const ops = new Set<number>();
-    for (const hash of trace.transactions) {
-      const op = this.byTransaction.get(hash);
-      if (op !== undefined) ops.add(op);
-    }
-    return ops;
-  }
-
-  ofPending(message: PendingMessage, prepared: PreparedEvent): number | null {
-    if (prepared.mempoolOpcode === undefined) {
-      try {
-        prepared.mempoolOpcode = decodeMessage(Cell.fromBoc(Buffer.from(message.boc, 'base64'))[0]!).opcode;
-      } catch {
-        prepared.mempoolOpcode = null;
-      }
-    }
-    return prepared.mempoolOpcode;
+/** The opcodes a pending message will carry; decodes its own body only when nothing was recorded. */
+export function pendingOpcodes(message: PendingMessage): readonly number[] {
+  if (message.opcodes) return message.opcodes;
+  try {
+    const op = decodeMessage(Cell.fromBoc(Buffer.from(message.boc, 'base64'))[0]!).opcode;
+    return op === null ? NONE : [op];
+  } catch {
+    return NONE;
   }
 }

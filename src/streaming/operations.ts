@@ -1,20 +1,23 @@
-// The `operations` filter of the streams (compat.md §2): operation names or `0x` + exactly 8 hex
-// digits, matched against the first 32 bits of an inbound message body. An unknown name or a
-// malformed opcode is an error, never a filter that silently matches nothing.
-import { OP } from '../chain/decode/opcode.js';
+// The `operations` filter of the streams (compat.md §2): operation names of tongo's message ABI
+// (the names TonAPI clients send) or `0x` + exactly 8 hex digits, matched against the first 32
+// bits of message bodies. An unknown name or a malformed opcode is an error, never a filter that
+// silently matches nothing.
+import { TONGO_OPERATIONS } from './operation-names.js';
 
-/** Operation names clients may use, with their opcodes (TonAPI's names; compat.md §2 and §7). */
-export const OPERATION_NAMES: Readonly<Record<string, number>> = {
-  JettonTransfer: OP.jettonTransfer,
-  JettonNotify: OP.jettonNotify,
-  JettonInternalTransfer: OP.jettonInternalTransfer,
-  Excess: OP.excesses,
-  JettonBurn: OP.jettonBurn,
-  TextComment: OP.textComment,
-  EncryptedTextComment: OP.encryptedComment,
-};
+/** Operation names clients may use, with the opcodes each names (generated: operation-names.ts). */
+export const OPERATION_NAMES: Readonly<Record<string, readonly number[]>> = TONGO_OPERATIONS;
 
-const byLowerName = new Map(Object.entries(OPERATION_NAMES).map(([name, op]) => [name.toLowerCase(), op]));
+/**
+ * Names of tongo's ABI that carry no opcode: a wallet's signed external message starts with its
+ * signature, so no filter on 32 bits can tell it; refused with a reason rather than matching nothing.
+ */
+const WITHOUT_OPCODE = new Set(
+  ['WalletSignedV3', 'WalletSignedV4', 'HighloadWalletSignedV2', 'HighloadWalletSignedV3', 'PreprocessedWalletSignedV2', 'Tonkeeper2FaSignedExternal'].map((n) =>
+    n.toLowerCase(),
+  ),
+);
+
+const byLowerName = new Map(Object.entries(OPERATION_NAMES).map(([name, ops]) => [name.toLowerCase(), ops]));
 const HEX_OPCODE = /^0[xX][0-9a-fA-F]{8}$/;
 
 /** A set of opcodes to match; null means "every operation". */
@@ -27,18 +30,22 @@ export class OperationError extends Error {
   }
 }
 
-/** One operation: a name (case-insensitive) or a hex opcode. */
-export function parseOperation(item: string): number {
+/** One operation: a name (case-insensitive) or a hex opcode; the opcodes it stands for. */
+export function parseOperation(item: string): readonly number[] {
   const text = item.trim();
-  if (HEX_OPCODE.test(text)) return Number.parseInt(text.slice(2), 16);
+  if (HEX_OPCODE.test(text)) return [Number.parseInt(text.slice(2), 16)];
   if (/^0[xX]/.test(text)) {
     throw new OperationError(item, `invalid opcode '${item}': expected 0x and exactly 8 hex digits`);
   }
-  const op = byLowerName.get(text.toLowerCase());
-  if (op === undefined) {
-    throw new OperationError(item, `unknown operation '${item}': use 0x and 8 hex digits, or one of ${Object.keys(OPERATION_NAMES).join(', ')}`);
+  const ops = byLowerName.get(text.toLowerCase());
+  if (ops !== undefined) return ops;
+  if (WITHOUT_OPCODE.has(text.toLowerCase())) {
+    throw new OperationError(item, `operation '${item}' is a wallet's signed external message, which has no opcode to match`);
   }
-  return op;
+  throw new OperationError(
+    item,
+    `unknown operation '${item}': use 0x and 8 hex digits, or an operation name of tongo's message ABI (e.g. JettonTransfer, NftTransfer, TextComment)`,
+  );
 }
 
 /** A comma list (or list of comma lists); empty input means no filter. Throws OperationError. */
@@ -49,7 +56,7 @@ export function parseOperations(input: string | readonly string[] | undefined | 
   const ops = new Set<number>();
   for (const item of items) {
     if (item.trim() === '') throw new OperationError(item, 'empty operation in the list');
-    ops.add(parseOperation(item));
+    for (const op of parseOperation(item)) ops.add(op);
   }
   return ops;
 }
@@ -57,4 +64,11 @@ export function parseOperations(input: string | readonly string[] | undefined | 
 /** Whether an opcode (null = the body had fewer than 32 bits) passes a filter. */
 export function matchesOperation(filter: OperationFilter, opcode: number | null | undefined): boolean {
   return filter === null || (opcode != null && filter.has(opcode));
+}
+
+/** Whether any of `present` passes a filter. */
+export function matchesAnyOperation(filter: OperationFilter, present: readonly number[]): boolean {
+  if (filter === null) return true;
+  for (const op of present) if (filter.has(op)) return true;
+  return false;
 }

@@ -17,8 +17,10 @@ export interface SseRequest {
   workchain: number | null;
   /** `?heartbeat=data`: heartbeats carry `data: {}` so browser clients can watch them. */
   heartbeatData: boolean;
-  /** Resume after this position (Last-Event-ID header, else `last_event_id`). */
+  /** Resume after this position (Last-Event-ID header, else `last_event_id`); FOREIGN_EVENT_ID for an id not ours. */
   lastEventId: Position | null;
+  /** The id as the client sent it (shown in a gap event). */
+  lastEventIdText: string | null;
 }
 
 /** A bad parameter; answered as 400 with the message as a plain-text body. */
@@ -69,6 +71,17 @@ export function parsePosition(text: string): Position | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
+/**
+ * Stands for an event id this server never issued (TonAPI's nanosecond ids, another server's): past
+ * every position, so the hub answers it with a gap event and goes live (hub.ts `notOurs`).
+ */
+export const FOREIGN_EVENT_ID: Position = Number.MAX_SAFE_INTEGER;
+
+/** Any non-empty Last-Event-ID resumes: a position of ours, or FOREIGN_EVENT_ID. */
+export function parseEventId(text: string): Position {
+  return parsePosition(text) ?? FOREIGN_EVENT_ID;
+}
+
 export interface SseInput {
   /** Query object or JSON body. */
   params: Record<string, unknown>;
@@ -80,7 +93,7 @@ export interface SseInput {
 export function parseSseRequest(kind: StreamKind, input: SseInput): SseRequest {
   const { params, where } = input;
   const get = (name: string) => strings(params[name] as RawValue, name, where);
-  const request: SseRequest = { kind, accounts: null, operations: null, workchain: null, heartbeatData: false, lastEventId: null };
+  const request: SseRequest = { kind, accounts: null, operations: null, workchain: null, heartbeatData: false, lastEventId: null, lastEventIdText: null };
 
   if (kind === 'transactions' || kind === 'traces' || kind === 'mempool') {
     const raw = get('accounts');
@@ -134,20 +147,13 @@ export function parseSseRequest(kind: StreamKind, input: SseInput): SseRequest {
   }
 
   // The header wins: a browser's EventSource sends it on reconnect while the URL keeps the first id.
+  // An id that is not ours never refuses the stream: a browser would give up for good on a 400.
   const header = Array.isArray(input.lastEventIdHeader) ? input.lastEventIdHeader[0] : input.lastEventIdHeader;
-  if (header !== undefined && header.trim() !== '') {
-    const position = parsePosition(header);
-    if (position === null) throw new StreamParamError('invalid Last-Event-ID header: expected a decimal event id', 'Last-Event-ID');
-    request.lastEventId = position;
-  } else {
-    const raw = get('last_event_id');
-    if (raw && raw.length > 0 && raw[raw.length - 1]!.trim() !== '') {
-      const position = parsePosition(raw[raw.length - 1]!);
-      if (position === null) {
-        throw new StreamParamError(`invalid 'last_event_id' parameter in ${where}: expected a decimal event id`, 'last_event_id');
-      }
-      request.lastEventId = position;
-    }
+  const raw = get('last_event_id');
+  const text = header !== undefined && header.trim() !== '' ? header : raw?.[raw.length - 1];
+  if (text !== undefined && text.trim() !== '') {
+    request.lastEventId = parseEventId(text);
+    request.lastEventIdText = text.trim().slice(0, 100);
   }
   return request;
 }

@@ -37,7 +37,7 @@ function properties(kind: StreamKind, where: 'query' | 'body'): Record<string, u
   if (kind !== 'blocks') {
     props.accounts = value(accountsDoc[kind]);
     props.operations = value(
-      'Optional comma-separated operations: names (JettonTransfer, JettonNotify, JettonInternalTransfer, Excess, JettonBurn, TextComment, EncryptedTextComment) or `0x` + 8 hex digits, matched against the first 32 bits of the inbound message body (traces: of any transaction in the trace; mempool: of the message).',
+      "Optional comma-separated operations: any operation name of tongo's message ABI, as TonAPI accepted (JettonTransfer, NftTransfer, TextComment, …; case-insensitive) or `0x` + 8 hex digits, matched against the first 32 bits of message bodies: a transaction's inbound message; a trace: the inbound message of any of its transactions; a pending message: its own body or any message of its emulated trace.",
     );
   } else {
     props.workchain = {
@@ -48,7 +48,8 @@ function properties(kind: StreamKind, where: 'query' | 'body'): Record<string, u
   props.heartbeat = { type: 'string', enum: ['data'], description: '`data`: heartbeats carry `data: {}` so that browser EventSource clients see them.' };
   props.last_event_id = {
     type: 'string',
-    description: 'Resume after this event id on a first connect (the `Last-Event-ID` header wins). Missed events are replayed from retained history; an id older than that yields an `event: gap` first.',
+    description:
+      'Resume after this event id on a first connect (the `Last-Event-ID` header wins). Missed events are replayed from retained history; an id older than that, or one this server never issued (another server\'s), yields an `event: gap` first.',
   };
   if (where === 'query') props.token = { type: 'string', description: 'API key (instead of the Authorization header).' };
   return props;

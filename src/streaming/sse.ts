@@ -89,7 +89,7 @@ export class SseConnection extends StreamConnection {
     if (!this.socket.destroyed) this.socket.write(this.heartbeatBytes);
   }
 
-  writeGap(lastEventId: Position, firstAvailable: Position): void {
+  writeGap(lastEventId: Position | string, firstAvailable: Position): void {
     const frame = sseGapFrame(lastEventId, firstAvailable);
     if (!this.socket.destroyed) this.socket.write(this.chunked ? httpChunk(frame) : frame);
     this.lastWriteAt = Date.now();
@@ -176,5 +176,5 @@ function startStream(hub: StreamHub, request: FastifyRequest, reply: FastifyRepl
   connection.subscribe(spec, spec.lastEventId ?? hub.livePosition());
   res.on('close', () => connection.onClosed());
   res.on('error', (err) => request.log.debug({ err }, 'sse connection error'));
-  hub.open(connection, spec.lastEventId);
+  hub.open(connection, spec.lastEventId, spec.lastEventIdText ?? undefined);
 }

@@ -1,13 +1,13 @@
 // The subscription index on its own: who gets which event, once, with which payload variant —
-// including the operations filter on traces (opcodes of the trace's transactions) and on mempool
-// (opcode of the pending message's body, read from a real message BoC).
+// including the operations filter on traces (the inbound opcodes recorded on the trace event) and on
+// mempool (the opcodes recorded at admission; the body's own opcode, read from a real message BoC,
+// when the source could not emulate).
 import { Address, beginCell, external, storeMessage } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { account, hashOf, message, transaction } from '../../test/support/model.js';
 import { makePosition, type ChainEvent } from '../bus/events.js';
 import type { PendingMessage, TransactionModel } from '../chain/model.js';
 import { PLAIN, WITH_INVOLVED, type PayloadVariant, type PreparedEvent } from './frames.js';
-import { OpcodeMemory } from './opcodes.js';
 import { Route, SubscriptionIndex, type Subscriber } from './subscriptions.js';
 
 class Recorder implements Subscriber {
@@ -34,8 +34,7 @@ function pendingWithBody(op: number, involved: string[] | null): PendingMessage 
 
 describe('SubscriptionIndex', () => {
   it('delivers a trace once to a connection holding several of its accounts, and honours each route start', () => {
-    const opcodes = new OpcodeMemory();
-    const index = new SubscriptionIndex(opcodes);
+    const index = new SubscriptionIndex();
     const both = new Recorder();
     const late = new Recorder();
     const route = new Route(both, null, -1);
@@ -53,28 +52,22 @@ describe('SubscriptionIndex', () => {
     expect(both.got).toHaveLength(1);
   });
 
-  it('matches trace operations against the inbound opcodes of the trace transactions while some route asks', () => {
-    const opcodes = new OpcodeMemory();
-    const index = new SubscriptionIndex(opcodes);
+  it('matches trace operations against the opcodes on the trace event alone, with no transaction seen before', () => {
+    const index = new SubscriptionIndex();
     const notify = new Recorder();
     const burn = new Recorder();
     index.traces.add(account(1), new Route(notify, new Set([0x7362d09c]), -1));
     index.traces.add(account(1), new Route(burn, new Set([0x595f07bc]), -1));
-    opcodes.addDemand(2);
-    const t1 = withOpcode(transaction({ account: account(1), lt: 1n }), 0x0f8a7ea5);
-    const t2 = withOpcode(transaction({ account: account(2), lt: 2n }), 0x7362d09c);
-    const trace = { hash: t1.hash, accounts: [account(1), account(2)], transactions: [t1.hash, t2.hash], startMcSeqno: 1, endMcSeqno: 2 };
-    // The transactions come in earlier batches than the trace that completes them.
-    index.dispatch([at({ type: 'transaction', tx: t1 })], []);
-    index.dispatch([at({ type: 'transaction', tx: t2 }), at({ type: 'trace', trace })], []);
+    const t1 = transaction({ account: account(1), lt: 1n });
+    const trace = { hash: t1.hash, accounts: [account(1), account(2)], transactions: [t1.hash], startMcSeqno: 1, endMcSeqno: 2, opcodes: [0x0f8a7ea5, 0x7362d09c] };
+    const old = { ...trace, hash: hashOf('logged before opcodes were recorded'), opcodes: undefined };
+    index.dispatch([at({ type: 'trace', trace }), at({ type: 'trace', trace: old })], []);
     expect(notify.got.map((g) => g.payload)).toEqual([`{"accounts":["${account(1)}","${account(2)}"],"hash":"${t1.hash}"}`]);
     expect(burn.got).toEqual([]);
-    opcodes.addDemand(-2);
-    expect(opcodes.remembered).toBe(0); // nothing is kept once no route needs it
   });
 
-  it('sends mempool plain to unfiltered routes and with involved_accounts to account routes; operations read the body opcode', () => {
-    const index = new SubscriptionIndex(new OpcodeMemory());
+  it('sends mempool plain to unfiltered routes and with involved_accounts to account routes; operations read the recorded opcodes', () => {
+    const index = new SubscriptionIndex();
     const all = new Recorder();
     const mine = new Recorder();
     const jettonOnly = new Recorder();
@@ -83,17 +76,22 @@ describe('SubscriptionIndex', () => {
     index.mempool.add(account(3), new Route(mine, null, -1));
     index.allMempool.add(new Route(jettonOnly, new Set([0x0f8a7ea5]), -1));
     index.mempool.add(account(4), new Route(other, null, -1));
-    const pending = pendingWithBody(0x0f8a7ea5, [account(3), account(7)]);
-    const unemulated = pendingWithBody(0x12345678, null);
-    index.dispatch([at({ type: 'mempool', message: pending }), at({ type: 'mempool', message: unemulated })], []);
-    expect(all.got.map((g) => g.payload)).toEqual([`{"boc":"${pending.boc}"}`, `{"boc":"${unemulated.boc}"}`]);
+    // a wallet's external message (its body starts with a signature) whose emulated trace sends a jetton transfer
+    const pending = { ...pendingWithBody(0x7369676e, [account(3), account(7)]), opcodes: [0x0f8a7ea5, 0x7369676e] };
+    const unemulated = pendingWithBody(0x0f8a7ea5, null);
+    const plain = { ...pendingWithBody(0x7369676e, [account(7)]), opcodes: [0x7369676e] };
+    index.dispatch([pending, unemulated, plain].map((message) => at({ type: 'mempool', message })), []);
+    expect(all.got.map((g) => g.payload)).toEqual([`{"boc":"${pending.boc}"}`, `{"boc":"${unemulated.boc}"}`, `{"boc":"${plain.boc}"}`]);
     expect(mine.got.map((g) => [g.variant, g.payload])).toEqual([[WITH_INVOLVED, `{"boc":"${pending.boc}","involved_accounts":["${account(3)}","${account(7)}"]}`]]);
-    expect(jettonOnly.got.map((g) => g.variant)).toEqual([PLAIN]);
+    expect(jettonOnly.got.map((g) => [g.variant, g.payload])).toEqual([
+      [PLAIN, `{"boc":"${pending.boc}"}`],
+      [PLAIN, `{"boc":"${unemulated.boc}"}`],
+    ]);
     expect(other.got).toEqual([]);
   });
 
   it('filters blocks by workchain and transactions by operations; ALL routes see everything that passes', () => {
-    const index = new SubscriptionIndex(new OpcodeMemory());
+    const index = new SubscriptionIndex();
     const master = new Recorder();
     const every = new Recorder();
     const allJetton = new Recorder();

@@ -4,8 +4,8 @@
 import type { AccountId } from '../chain/model.js';
 import type { ChainEvent, Position } from '../bus/events.js';
 import { PLAIN, PreparedEvent, WITH_INVOLVED, involvedAccounts, type PayloadVariant } from './frames.js';
-import { matchesOperation, type OperationFilter } from './operations.js';
-import type { OpcodeMemory } from './opcodes.js';
+import { matchesAnyOperation, matchesOperation, type OperationFilter } from './operations.js';
+import { pendingOpcodes, traceOpcodes } from './opcodes.js';
 
 /** A connection as the index sees it. */
 export interface Subscriber {
@@ -78,10 +78,9 @@ export class SubscriptionIndex {
   private serial = 0;
   private event: ChainEvent | null = null;
   private prepared: PreparedEvent | null = null;
-  private traceOpcodes: ReadonlySet<number> | null = null;
+  /** Opcodes of the trace or pending message being dispatched, read once (see opcodes.ts). */
+  private opcodes: readonly number[] | null = null;
   private touched: Subscriber[] = [];
-
-  constructor(private readonly opcodes: OpcodeMemory) {}
 
   /** Delivers each event to the subscribers whose routes match it, in order; adds them to `touched`. */
   dispatch(events: readonly ChainEvent[], touched: Subscriber[]): void {
@@ -93,14 +92,14 @@ export class SubscriptionIndex {
       switch (event.type) {
         case 'transaction':
           this.dispatchTransaction(event.tx.account, event.tx.inMessage?.opcode ?? null);
-          this.opcodes.recordTransaction(event.tx);
           break;
         case 'trace':
-          this.traceOpcodes = null;
+          this.opcodes = null;
           for (const account of event.trace.accounts) this.sendSlot(this.traces.get(account), PLAIN, ROUTE_TRACE);
           for (const r of this.allTraces) this.sendIf(r, PLAIN, ROUTE_TRACE);
           break;
         case 'mempool':
+          this.opcodes = null;
           for (const r of this.allMempool) this.sendIf(r, PLAIN, ROUTE_MEMPOOL);
           if (this.mempool.size === 0) break;
           for (const account of involvedAccounts(event.message)) this.sendSlot(this.mempool.get(account), WITH_INVOLVED, ROUTE_MEMPOOL);
@@ -134,16 +133,16 @@ export class SubscriptionIndex {
     else this.sendIf(slot, variant, kind);
   }
 
-  /** Sends when the route's operations filter passes (traces and mempool compute opcodes lazily). */
+  /** Sends when the route's operations filter passes on what the event itself records. */
   private sendIf(route: Route, variant: PayloadVariant, kind: number): void {
     if (route.ops !== null) {
       const event = this.event!;
       if (kind === ROUTE_TRACE && event.type === 'trace') {
-        this.traceOpcodes ??= this.opcodes.ofTrace(event.trace);
-        if (!hasAny(route.ops, this.traceOpcodes)) return;
+        this.opcodes ??= traceOpcodes(event.trace);
       } else if (kind === ROUTE_MEMPOOL && event.type === 'mempool') {
-        if (!matchesOperation(route.ops, this.opcodes.ofPending(event.message, this.prepare()))) return;
+        this.opcodes ??= pendingOpcodes(event.message);
       }
+      if (this.opcodes !== null && !matchesAnyOperation(route.ops, this.opcodes)) return;
     }
     this.send(route, variant);
   }
@@ -162,8 +161,3 @@ export class SubscriptionIndex {
 
 const ROUTE_TRACE = 1;
 const ROUTE_MEMPOOL = 2;
-
-function hasAny(wanted: ReadonlySet<number>, present: ReadonlySet<number>): boolean {
-  for (const op of present) if (wanted.has(op)) return true;
-  return false;
-}

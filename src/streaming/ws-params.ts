@@ -4,7 +4,7 @@
 import type { AccountId } from '../chain/model.js';
 import type { Position } from '../bus/events.js';
 import { OperationError, parseOperations, type OperationFilter } from './operations.js';
-import { decodeAccount, parsePosition } from './params.js';
+import { decodeAccount, FOREIGN_EVENT_ID, parsePosition } from './params.js';
 
 /** A method's answer when its params are wrong: the reply's result string. */
 export class RpcParamError extends Error {}
@@ -27,27 +27,33 @@ function keyValue(item: string): { key: string; value: string } | null {
   return { key: item.slice(0, eq).trim().toLowerCase(), value: item.slice(eq + 1) };
 }
 
+/** A decimal too large to be ours (another server's id) resumes with a gap event; anything else is an error. */
 function lastEventId(value: string): Position {
   const position = parsePosition(value);
-  if (position === null) throw new RpcParamError(`failed to process params: invalid last_event_id '${value}': expected a decimal event id`);
-  return position;
+  if (position !== null) return position;
+  if (/^\s*\d+\s*$/.test(value)) return FOREIGN_EVENT_ID;
+  throw new RpcParamError(`failed to process params: invalid last_event_id '${value}': expected a decimal event id`);
 }
 
 export interface AccountItems {
   /** Accounts with their operations filter, in the order given (a repeated account keeps its last filter). */
   accounts: Map<AccountId, OperationFilter>;
   lastEventId: Position | null;
+  /** The id as the client sent it (shown in a gap event). */
+  lastEventIdText?: string;
 }
 
 /** Items of subscribe_account / subscribe_trace: `<account>` or `<account>;operations=<op>,<op>`. */
 export function parseAccountItems(items: string[]): AccountItems {
   const accounts = new Map<AccountId, OperationFilter>();
   let resume: Position | null = null;
+  let resumeText: string | undefined;
   for (const item of items) {
     const kv = keyValue(item);
     if (kv && kv.key === 'last_event_id') {
       if (resume !== null) throw new RpcParamError(ONLY_ONE);
       resume = lastEventId(kv.value);
+      resumeText = kv.value.trim();
       continue;
     }
     const parts = item.split(';');
@@ -71,7 +77,7 @@ export function parseAccountItems(items: string[]): AccountItems {
     }
     accounts.set(account, ops);
   }
-  return { accounts, lastEventId: resume };
+  return { accounts, lastEventId: resume, lastEventIdText: resumeText };
 }
 
 /** Items of unsubscribe_account / unsubscribe_trace: plain accounts. */
@@ -90,6 +96,8 @@ export interface MempoolItems {
   accounts: AccountId[] | null;
   operations: OperationFilter;
   lastEventId: Position | null;
+  /** The id as the client sent it (shown in a gap event). */
+  lastEventIdText?: string;
 }
 
 /** subscribe_mempool: none, `accounts=a,b`, or a bare `a,b` (a published JS client sends that). */
@@ -102,6 +110,7 @@ export function parseMempoolItems(items: string[]): MempoolItems {
     if (kv && kv.key === 'last_event_id') {
       if (out.lastEventId !== null) throw new RpcParamError(ONLY_ONE);
       out.lastEventId = lastEventId(kv.value);
+      out.lastEventIdText = kv.value.trim();
     } else if (kv && kv.key === 'operations') {
       if (seenOperations) throw new RpcParamError(ONLY_ONE);
       seenOperations = true;
@@ -136,6 +145,8 @@ export function parseMempoolItems(items: string[]): MempoolItems {
 export interface BlockItems {
   workchain: number | null;
   lastEventId: Position | null;
+  /** The id as the client sent it (shown in a gap event). */
+  lastEventIdText?: string;
 }
 
 /** subscribe_block: none or `workchain=-1` / `workchain=0`. */
@@ -147,6 +158,7 @@ export function parseBlockItems(items: string[]): BlockItems {
     if (kv && kv.key === 'last_event_id') {
       if (out.lastEventId !== null) throw new RpcParamError(ONLY_ONE);
       out.lastEventId = lastEventId(kv.value);
+      out.lastEventIdText = kv.value.trim();
       continue;
     }
     if (!kv || kv.key !== 'workchain') throw new RpcParamError(INVALID_FORMAT);

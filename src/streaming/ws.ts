@@ -85,7 +85,7 @@ export class WsConnection extends StreamConnection {
     return this.pingSentAt !== 0 && now - this.pingSentAt > this.limits.writeTimeoutMs;
   }
 
-  writeGap(lastEventId: Position, firstAvailable: Position): void {
+  writeGap(lastEventId: Position | string, firstAvailable: Position): void {
     this.ws.send(wsGapNotification(lastEventId, firstAvailable), { binary: false });
     this.lastWriteAt = Date.now();
   }
@@ -163,9 +163,9 @@ export class WsConnection extends StreamConnection {
         this.clearMempool();
         return 'success! you have unsubscribed from mempool';
       case 'subscribe_block': {
-        const { workchain, lastEventId } = parseBlockItems(paramList(params));
+        const { workchain, lastEventId, lastEventIdText } = parseBlockItems(paramList(params));
         this.checkResume(lastEventId);
-        this.resumeFrom(lastEventId);
+        this.resumeFrom(lastEventId, lastEventIdText);
         this.setBlocks(this.newRoute(null, this.startAfter(lastEventId), workchain));
         return 'success! you have subscribed to blocks';
       }
@@ -179,14 +179,14 @@ export class WsConnection extends StreamConnection {
   }
 
   private subscribeAccounts(kind: 'transactions' | 'traces', items: string[]): string {
-    const { accounts, lastEventId } = parseAccountItems(items);
+    const { accounts, lastEventId, lastEventIdText } = parseAccountItems(items);
     let fresh = 0;
     for (const account of accounts.keys()) if (!this.hasAccount(kind, account)) fresh++;
     if (this.accountCount(kind) + fresh > this.limits.maxAccounts) {
       return `you have reached the limit of ${this.limits.maxAccounts} subscriptions`;
     }
     this.checkResume(lastEventId);
-    this.resumeFrom(lastEventId);
+    this.resumeFrom(lastEventId, lastEventIdText);
     const after = this.startAfter(lastEventId);
     // One route per distinct operations filter in this call, shared by its accounts.
     const groups = new Map<string, { ops: OperationFilter; accounts: AccountId[] }>();
@@ -203,12 +203,12 @@ export class WsConnection extends StreamConnection {
 
   private subscribeMempool(items: string[]): string {
     if (this.hasMempool()) return 'you are already subscribed to mempool';
-    const { accounts, operations, lastEventId } = parseMempoolItems(items);
+    const { accounts, operations, lastEventId, lastEventIdText } = parseMempoolItems(items);
     if (accounts && accounts.length > this.limits.maxAccounts) {
       return `you have reached the limit of ${this.limits.maxAccounts} subscriptions`;
     }
     this.checkResume(lastEventId);
-    this.resumeFrom(lastEventId);
+    this.resumeFrom(lastEventId, lastEventIdText);
     const route = this.newRoute(operations, this.startAfter(lastEventId));
     if (accounts) this.addAccounts('mempool', accounts, route);
     else this.setMempool(route);
@@ -230,10 +230,10 @@ export class WsConnection extends StreamConnection {
   }
 
   /** Starts (or rewinds) the replay before the call's routes are added: routes already held keep their place. */
-  private resumeFrom(lastEventId: Position | null): void {
+  private resumeFrom(lastEventId: Position | null, claimed?: string): void {
     if (lastEventId === null) return;
     this.eventIds = true;
-    this.hub.resume(this, lastEventId);
+    this.hub.resume(this, lastEventId, claimed);
   }
 }
 

@@ -112,7 +112,8 @@ describe.each(dialects)('webhooks API on %s', (dialect) => {
       ['POST', `/webhooks/${id}/account-tx/subscribe`, { accounts: [] }, 'accounts', /fewer than 1/],
       ['POST', `/webhooks/${id}/account-tx/subscribe`, { accounts: Array.from({ length: 1001 }, (_, i) => ({ account_id: account(i) })) }, 'accounts', /more than 1000/],
       ['POST', `/webhooks/${id}/account-tx/unsubscribe`, { accounts: ['EQnope'] }, 'accounts.0', /invalid address/],
-      ['POST', `/webhooks/${id}/subscribe-msg-opcode/0x123`, undefined, 'opcode', /exactly 8 hex digits/],
+      ['POST', `/webhooks/${id}/subscribe-msg-opcode/0x123456789`, undefined, 'opcode', /1 to 8 hex digits/],
+      ['POST', `/webhooks/${id}/subscribe-msg-opcode/0x`, undefined, 'opcode', /1 to 8 hex digits/],
       ['POST', `/webhooks/${id}/subscribe-msg-opcode/7362d09c`, undefined, 'opcode', /0x followed by/],
       ['POST', `/webhooks/${id}/unsubscribe-msg-opcode/0x7362d09g`, undefined, 'opcode', /hex/],
       ['GET', `/webhooks/${id}/account-tx/subscriptions?limit=1001`, undefined, 'limit', /1000/],
@@ -292,6 +293,21 @@ describe.each(dialects)('webhooks API on %s', (dialect) => {
     expect((await bed.call(key, 'GET', `/webhooks/${id}/msg-opcode/subscriptions`)).body.subscriptions).toEqual([{ opcode: '0x00000001', status: 'active' }]);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.requests).toHaveLength(2);
+  });
+
+  it('accepts an opcode path of 0x and 1 to 8 hex digits (rt.yml: 0x123456) as the 32-bit value, and matches it', async () => {
+    await setup();
+    const { webhook_id: id } = await createWebhook();
+    expect((await bed.call(key, 'POST', `/webhooks/${id}/subscribe-msg-opcode/0x123456`)).status).toBe(200);
+    expect((await bed.call(key, 'POST', `/webhooks/${id}/subscribe-msg-opcode/0X0000AbC`)).status).toBe(200);
+    expect((await bed.call(key, 'GET', `/webhooks/${id}/msg-opcode/subscriptions`)).body.subscriptions.map((s: any) => s.opcode).sort()).toEqual(['0x00000abc', '0x00123456']);
+    const msg = (n: number, opcode: number) => ({ ...message(hashOf(`short${n}`), 'internal', account(1), account(2)), opcode });
+    await bed.append(txBatch(2, [transaction({ account: account(2), lt: 1n, inMsg: msg(1, 0x12345600), mcSeqno: 2 }), transaction({ account: account(2), lt: 2n, inMsg: msg(2, 0x00123456), mcSeqno: 2 })]));
+    await receiver.waitFor(1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.requests.map((r) => [r.headers['webhook-event-type'], r.body])).toEqual([['msg_opcode', `{"account_id":"${account(2)}","lt":2,"tx_hash":"${hashOf(`${account(2)}:2`)}"}`]]);
+    expect((await bed.call(key, 'POST', `/webhooks/${id}/unsubscribe-msg-opcode/0x123456`)).status).toBe(200);
+    expect((await bed.call(key, 'GET', `/webhooks/${id}/msg-opcode/subscriptions`)).body.subscriptions.map((s: any) => s.opcode)).toEqual(['0x00000abc']);
   });
 
   it('documents every route in the OpenAPI document and exposes delivery metrics', async () => {

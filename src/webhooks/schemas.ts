@@ -11,7 +11,7 @@ export const WebhookIdParams = Type.Object({
 
 export const OpcodeParams = Type.Intersect([
   WebhookIdParams,
-  Type.Object({ opcode: Type.String({ maxLength: 64, description: '`0x` followed by exactly 8 hex digits, e.g. `0x0f8a7ea5`' }) }),
+  Type.Object({ opcode: Type.String({ maxLength: 64, description: '`0x` followed by 1 to 8 hex digits, e.g. `0x0f8a7ea5` or `0x123456` (= `0x00123456`)' }) }),
 ]);
 
 export const Paging = Type.Object({

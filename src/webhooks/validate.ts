@@ -2,11 +2,11 @@
 import { InvalidAddressError, parseAccountId } from '../chain/address.js';
 import { badRequest } from '../http/errors.js';
 
-const OPCODE = /^0x[0-9a-fA-F]{8}$/;
+const OPCODE = /^0[xX][0-9a-fA-F]{1,8}$/;
 
-/** `0x` + exactly 8 hex digits → the u32 opcode. */
+/** `0x` + 1 to 8 hex digits (TonAPI's own example is `0x123456`) → the u32 opcode. */
 export function parseOpcode(text: string, field = 'opcode'): number {
-  if (!OPCODE.test(text)) throw badRequest(`${field} must be 0x followed by exactly 8 hex digits (e.g. 0x0f8a7ea5), got ${JSON.stringify(text.slice(0, 40))}`, field);
+  if (!OPCODE.test(text)) throw badRequest(`${field} must be 0x followed by 1 to 8 hex digits (e.g. 0x0f8a7ea5), got ${JSON.stringify(text.slice(0, 40))}`, field);
   return parseInt(text.slice(2), 16);
 }
 

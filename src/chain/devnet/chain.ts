@@ -133,6 +133,7 @@ export class DevnetChain implements ChainSource {
         involvedAccounts: row.involved,
       };
       const trace = await this.emulateOnPending(message).catch(() => null);
+      if (trace) pending.opcodes = trace.opcodes;
       this.mempool.add({ pending, message }, trace);
     }
   }
@@ -325,12 +326,13 @@ export class DevnetChain implements ChainSource {
       destination: message.destination,
       receivedAt: Math.floor(this.clock() / 1000),
       involvedAccounts: trace.involvedAccounts,
+      opcodes: trace.opcodes,
     };
     storage.addToMempool(pending, message.cell.toBoc());
     this.mempool.add({ pending, message }, trace);
     for (const listener of this.pendingListeners) {
       try {
-        listener({ ...pending, involvedAccounts: [...trace.involvedAccounts] });
+        listener({ ...pending, involvedAccounts: [...trace.involvedAccounts], opcodes: [...trace.opcodes] });
       } catch (err) {
         this.warn(`a pending-message listener threw: ${err instanceof Error ? err.message : String(err)}`);
       }

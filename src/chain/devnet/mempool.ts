@@ -1,6 +1,7 @@
 // The mempool: external messages accepted after emulating their whole trace on a copy-on-write
 // fork. Accepted messages also advance a speculative state (committed state + every pending
 // trace), so a wallet can queue several messages with consecutive seqnos within one block.
+import { decodeMessage } from '../decode/message.js';
 import type { AccountId, PendingMessage } from '../model.js';
 import type { Emulator } from './emulator.js';
 import { executeMessage, type ExecutedTransaction, type QueuedMessage } from './execute.js';
@@ -22,6 +23,8 @@ export interface EmulatedTransaction extends ExecutedTransaction {
 export interface TraceEmulation {
   transactions: EmulatedTransaction[];
   involvedAccounts: AccountId[];
+  /** Opcodes of the root message's body and of every message the trace sends, sorted (`operations` filters). */
+  opcodes: number[];
   state: StateOverlay;
   endLt: bigint;
   /** The trace was cut at the hop or transaction limit. */
@@ -70,7 +73,12 @@ export async function emulateTrace(
     lt = alignLt(lt + 1n);
   }
   const involvedAccounts = [...new Set(transactions.map((t) => t.account))].sort();
-  return { transactions, involvedAccounts, state, endLt: lt, truncated };
+  const opcodes = new Set<number>();
+  for (const message of [root, ...transactions.flatMap((t) => t.outMessages)]) {
+    const op = decodeMessage(message.cell).opcode;
+    if (op !== null) opcodes.add(op);
+  }
+  return { transactions, involvedAccounts, opcodes: [...opcodes].sort((a, b) => a - b), state, endLt: lt, truncated };
 }
 
 export interface MempoolEntry {

@@ -289,13 +289,23 @@ export class BlockGenerator {
   private announce(trace: LiveTrace): void {
     const { template, accounts } = trace;
     const involved = new Set<AccountId>();
-    for (const hop of template.hops) for (const step of hop) involved.add(this.accounts[accounts[step.role]!]!);
+    // what the trace will carry, as a source that emulates records it (PendingMessage.opcodes)
+    const opcodes = new Set<number>();
+    for (const hop of template.hops) {
+      for (const step of hop) {
+        involved.add(this.accounts[accounts[step.role]!]!);
+        const inbound = step.tpl.inMessage?.opcode;
+        if (inbound != null) opcodes.add(inbound);
+        for (const out of step.outs) if (out.tpl.opcode !== null) opcodes.add(out.tpl.opcode);
+      }
+    }
     this.pending.push({
       hash: trace.rootHash,
       boc: template.rootMessageBoc,
       destination: this.accounts[accounts[template.hops[0]![0]!.role]!]!,
       receivedAt: Math.floor(this.options.clock() / 1000),
       involvedAccounts: [...involved].sort(),
+      opcodes: [...opcodes].sort((a, b) => a - b),
     });
     this.stats.pendingMessages++;
   }
