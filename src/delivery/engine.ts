@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../store/db.js';
 import { systemClock } from './clock.js';
 import * as ep from './endpoints.js';
 import { DeliveryMetrics } from './metrics.js';

@@ -4,7 +4,7 @@
 // truth — a delivery is pending until its outcome is recorded, so a crash only repeats attempts.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { toNum, type Store } from '../../store/db.js';
+import { toNum, type Store } from '../store/db.js';
 import * as ep from './endpoints.js';
 import { judgeAttempt } from './judge.js';
 import type { DeliveryMetrics } from './metrics.js';

@@ -7,7 +7,7 @@ import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
 import type { Store } from '../store/db.js';
-import { EndpointRefusedError, type DeliveryEngine, type Endpoint } from '../webhooks/delivery/index.js';
+import { EndpointRefusedError, type DeliveryEngine, type Endpoint } from '../delivery/index.js';
 import { deleteAppRows, insertApp, selectApp, updateApp, upsertRecipient } from './apps.js';
 import { ENDPOINT_PRODUCER, type AppDirectory } from './directory.js';
 import { checkRecipient } from './eligibility.js';

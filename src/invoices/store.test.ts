@@ -12,7 +12,7 @@ import { settle } from '../chain/devnet/genesis.js';
 import type { EventBatch } from '../bus/events.js';
 import type { TransactionModel } from '../chain/model.js';
 import type { Store } from '../store/db.js';
-import { DeliveryEngine } from '../webhooks/delivery/index.js';
+import { DeliveryEngine } from '../delivery/index.js';
 import { insertApp, upsertRecipient } from './apps.js';
 import { AppDirectory, ENDPOINT_PRODUCER } from './directory.js';
 import { ExpiryTimer } from './expiry.js';

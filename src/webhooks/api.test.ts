@@ -6,8 +6,8 @@ import { account, hashOf, message, transaction } from '../../test/support/model.
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
 import { toFriendly } from '../chain/address.js';
 import type { Store } from '../store/db.js';
-import { FakeClock } from './delivery/clock.js';
-import { deliveryDb } from './delivery/tables.js';
+import { FakeClock } from '../delivery/clock.js';
+import { deliveryDb } from '../delivery/tables.js';
 import { mempoolBatch, Receiver, startWebhookTestbed, txBatch, until, type WebhookTestbed } from './testing.js';
 
 const MIN = 60_000;

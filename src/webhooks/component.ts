@@ -2,10 +2,10 @@
 // delivery engine's worker, shared with other producers through `deliveryEngineFor`.
 import type { Component, ServiceContext } from '../service/component.js';
 import { startConsumer, type Consumer } from '../bus/consumer.js';
-import { systemClock } from './delivery/clock.js';
-import { DeliveryEngine, deliveryEngineFor } from './delivery/engine.js';
-import type { Clock } from './delivery/types.js';
-import type { HostResolver } from './delivery/ssrf.js';
+import { systemClock } from '../delivery/clock.js';
+import { DeliveryEngine, deliveryEngineFor } from '../delivery/engine.js';
+import type { Clock } from '../delivery/types.js';
+import type { HostResolver } from '../delivery/ssrf.js';
 import { Webhooks } from './manager.js';
 import { WebhookRouter } from './router.js';
 import { webhookRoutes } from './routes.js';

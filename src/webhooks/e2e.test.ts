@@ -6,8 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import type { TransactionModel } from '../chain/model.js';
 import type { ComponentFactory } from '../service/component.js';
-import { FakeClock } from './delivery/clock.js';
-import { sha256Hex } from './delivery/signing.js';
+import { FakeClock } from '../delivery/clock.js';
+import { sha256Hex } from '../delivery/signing.js';
 import { createWebhooksComponent } from './component.js';
 import { Receiver, until } from './testing.js';
 

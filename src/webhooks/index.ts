@@ -6,4 +6,4 @@
 export { createWebhooksComponent, deliveryEngine, webhooksComponent, type WebhooksComponentOptions } from './component.js';
 export { Webhooks, PRODUCER } from './manager.js';
 export { webhooksMigrations } from './migrations.js';
-export * from './delivery/index.js';
+export * from '../delivery/index.js';

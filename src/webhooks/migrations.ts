@@ -3,7 +3,7 @@
 // the endpoint id and its owner the API key that created it.
 import type { Kysely } from 'kysely';
 import type { NamedMigration } from '../store/migrate.js';
-import { deliveryMigrations } from './delivery/migrations.js';
+import { deliveryMigrations } from '../delivery/migrations.js';
 
 export const webhooksMigrations: NamedMigration[] = [
   ...deliveryMigrations,
