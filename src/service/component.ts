@@ -3,16 +3,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
 import type { EventLog } from '../bus/types.js';
+import type { Config } from '../config.js';
+import type { DeliveryEngine } from '../delivery/engine.js';
 import type { Store } from '../store/db.js';
 
 export interface ServiceContext {
   /** Validated configuration (src/config.ts). */
-  config: import('../config.js').Config;
+  config: Config;
   store: Store;
   source: ChainSource;
+  /** Facts about the followed network (USDT master, DNS root, where history starts). */
+  profile: NetworkProfile;
   events: EventLog;
+  /** The process's webhook delivery engine (webhooks, invoices); the service starts and stops it. */
+  delivery: DeliveryEngine;
   logger: Logger;
   metrics: Registry;
   /** Wall clock in ms; injectable so tests can move time. */

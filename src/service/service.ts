@@ -8,9 +8,12 @@ import { Registry } from 'prom-client';
 import { ApiKeys } from '../auth/keys.js';
 import { ensureAdminKey, type AdminKeyResult } from '../auth/admin-key.js';
 import { StoreEventLog } from '../bus/store-log.js';
+import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
 import type { Config } from '../config.js';
 import { storeOptions } from '../config.js';
+import { systemClock } from '../delivery/clock.js';
+import { DeliveryEngine, deliveryOptionsFromConfig, type DeliveryEngineOptions } from '../delivery/engine.js';
 import { buildApp, type App } from '../http/app.js';
 import { Follower } from '../pipeline/follower.js';
 import { FollowerMetrics } from '../pipeline/metrics.js';
@@ -30,6 +33,8 @@ export interface StartServiceOptions {
   now?: () => number;
   /** Replaces the registered component list (tests of one component). */
   components?: Array<{ name: string; load: () => Promise<ComponentFactory> }>;
+  /** The delivery engine's clock and host resolver (tests of retries and address checks). */
+  delivery?: Pick<DeliveryEngineOptions, 'clock' | 'resolve'>;
 }
 
 export interface RunningService {
@@ -39,6 +44,7 @@ export interface RunningService {
   port: number;
   store: Store;
   source: ChainSource;
+  profile: NetworkProfile;
   events: StoreEventLog;
   follower: Follower;
   app: App;
@@ -58,9 +64,11 @@ export async function startService(config: Config, options: StartServiceOptions 
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
     const adminKey = await ensureAdminKey(store, config);
 
-    const source = await createChainSource(config, logger);
+    const chain = await createChainSource(config, logger);
+    const source = chain.source;
     await source.start();
     cleanup.push(() => source.stop());
+    const profile = await chain.profile();
 
     const metrics = new Registry();
     registerStoreMetrics(metrics, store);
@@ -72,14 +80,22 @@ export async function startService(config: Config, options: StartServiceOptions 
       log: events,
       logger: logger.child({ component: 'follower' }),
       metrics: new FollowerMetrics(metrics),
-      // The devnet's whole history fits in the log; on real networks start at the head.
-      startAt: source.network === 'devnet' ? 'oldest' : 'head',
+      startAt: profile.startAt,
       now,
     });
     await follower.start();
     cleanup.push(() => follower.stop());
 
-    const ctx: ServiceContext = { config, store, source, events, logger, metrics, now };
+    // One delivery engine for every producer of webhooks (webhooks, invoices).
+    const delivery = new DeliveryEngine({
+      store,
+      ...deliveryOptionsFromConfig(config),
+      clock: { now, setTimeout: systemClock.setTimeout },
+      logger: logger.child({ component: 'webhook-delivery' }),
+      metrics,
+      ...options.delivery,
+    });
+    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now };
     const components: Component[] = [];
     for (const entry of options.components ?? componentFactories) {
       const factory = await entry.load();
@@ -113,10 +129,13 @@ export async function startService(config: Config, options: StartServiceOptions 
       for (const c of [...components].reverse()) {
         await c.stop?.().catch((err) => logger.error({ err, component: c.name }, 'component stop failed'));
       }
+      // After the producers: their last deliveries go out while the store is open.
+      await delivery.stop().catch((err) => logger.error({ err }, 'delivery engine stop failed'));
     };
     app.addHook('preClose', stopComponents);
     await app.listen({ port: config.port, host: config.host });
     cleanup.push(() => app.close());
+    await delivery.start();
     for (const c of components) await c.start?.();
 
     const address = app.server.address();
@@ -135,7 +154,7 @@ export async function startService(config: Config, options: StartServiceOptions 
         }
         logger.info('tonwatch stopped');
       })());
-    return { config, url, port, store, source, events, follower, app, components, adminKey, stop };
+    return { config, url, port, store, source, profile, events, follower, app, components, adminKey, stop };
   } catch (err) {
     for (const step of cleanup.reverse()) await step().catch(() => {});
     throw err;

@@ -24,8 +24,9 @@ describe('webhooks on the devnet', () => {
     service = await startTestService({
       components: [
         { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
-        { name: 'webhooks', load: async (): Promise<ComponentFactory> => (ctx) => createWebhooksComponent(ctx, { clock }) },
+        { name: 'webhooks', load: async (): Promise<ComponentFactory> => (ctx) => createWebhooksComponent(ctx) },
       ],
+      delivery: { clock },
     });
     key = await service.key('webhooks');
     const list = (await (await service.api('/devnet/wallets')).json()) as Array<{ name: string; address: string; jettons: Array<{ key: string; wallet: string }> }>;

@@ -13,7 +13,7 @@ export { DevnetChain, type DevnetChainOptions } from './chain.js';
 export { DevnetControl } from './control.js';
 export type { DevnetDirectory, DevnetJetton } from './directory.js';
 export { devnetRoutes } from './http.js';
-export { resolveDns, walletFromRecord } from './dns.js';
+export { devnetProfile } from './profile.js';
 
 export interface Devnet {
   chain: DevnetChain;
