@@ -1,15 +1,11 @@
-// TON DNS on the devnet (TEP-81): our Tolk resolver (contracts/dns-resolver.tolk), its data
-// (component hash -> record set), and a client that resolves a name down the resolver chain
-// through any ChainSource.
+// TON DNS (TEP-81): a client that resolves a name down the resolver chain through any
+// ChainSource, and the record formats it reads. The devnet's own resolver contract is in
+// chain/devnet/dns-resolver.ts.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Address, beginCell, Cell, Dictionary } from '@ton/core';
-import { runTolkCompiler } from '@ton/tolk-js';
-import type { AccountId } from '../model.js';
-import type { ChainSource } from '../source.js';
+import { type Address, beginCell, type Cell } from '@ton/core';
+import type { AccountId } from './model.js';
+import type { ChainSource } from './source.js';
 
-export const DNS_RESOLVER_SOURCE = 'dns-resolver.tolk';
 export const DNS_NEXT_RESOLVER_PREFIX = 0xba93;
 export const DNS_SMC_ADDRESS_PREFIX = 0x9fd3;
 
@@ -18,55 +14,6 @@ export function dnsCategory(name: string): bigint {
 }
 export const CATEGORY_WALLET = dnsCategory('wallet');
 export const CATEGORY_NEXT_RESOLVER = dnsCategory('dns_next_resolver');
-
-/** Where the contract sources live: beside this module, or in src/ when running a build from dist/. */
-function contractsDir(): string {
-  const beside = fileURLToPath(new URL('./contracts/', import.meta.url));
-  if (existsSync(beside + DNS_RESOLVER_SOURCE)) return beside;
-  // dist/chain/devnet/ → the repository root is three levels up; tsc does not copy .tolk files.
-  const fromDist = fileURLToPath(new URL('../../../src/chain/devnet/contracts/', import.meta.url));
-  return fromDist;
-}
-
-export function readResolverSource(): string {
-  return readFileSync(contractsDir() + DNS_RESOLVER_SOURCE, 'utf8');
-}
-
-let compiled: Promise<Cell> | null = null;
-
-/** Compiles the resolver once per process (the devnet also keeps the code it deployed in its data dir). */
-export function compileResolver(): Promise<Cell> {
-  compiled ??= (async () => {
-    const dir = contractsDir();
-    const res = await runTolkCompiler({
-      entrypointFileName: DNS_RESOLVER_SOURCE,
-      fsReadCallback: (path) => readFileSync(dir + path, 'utf8'),
-    });
-    if (res.status !== 'ok') throw new Error(`compiling ${DNS_RESOLVER_SOURCE} failed: ${res.message}`);
-    return Cell.fromBase64(res.codeBoc64);
-  })();
-  compiled.catch(() => (compiled = null));
-  return compiled;
-}
-
-export function walletRecord(address: Address): Cell {
-  return beginCell().storeUint(DNS_SMC_ADDRESS_PREFIX, 16).storeAddress(address).storeUint(0, 8).endCell();
-}
-
-export function nextResolverRecord(address: Address): Cell {
-  return beginCell().storeUint(DNS_NEXT_RESOLVER_PREFIX, 16).storeAddress(address).endCell();
-}
-
-/** Resolver data: owner, then `domains: map<uint256, cell>` — sha256(component) -> record set root. */
-export function resolverData(owner: Address, domains: Record<string, Record<string, Cell>>): Cell {
-  const map = Dictionary.empty(Dictionary.Keys.BigUint(256), Dictionary.Values.Cell());
-  for (const [component, records] of Object.entries(domains)) {
-    const set = Dictionary.empty(Dictionary.Keys.BigUint(256), Dictionary.Values.Cell());
-    for (const [category, record] of Object.entries(records)) set.set(dnsCategory(category), record);
-    map.set(dnsCategory(component), beginCell().storeDictDirect(set).endCell());
-  }
-  return beginCell().storeAddress(owner).storeDict(map).endCell();
-}
 
 /** TEP-81 internal representation: components reversed, each followed by a zero byte. */
 export function domainToInternal(domain: string): Buffer {
