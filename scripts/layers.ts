@@ -17,11 +17,14 @@ export interface LayerReport {
   modules: number;
   /** One line per violation: `rule: from → to` (a cycle lists its whole path). */
   violations: string[];
+  /** Checked modules that belong to no layer (the rules cannot place them). */
+  unlayered: string[];
 }
 
 /** Checks `<root>/src` against the rules in `<root>/.dependency-cruiser.cjs`. */
 export async function checkLayers(root: string): Promise<LayerReport> {
   const config = require(path.join(root, '.dependency-cruiser.cjs')) as {
+    layers: Array<[string, string]>;
     forbidden: unknown[];
     options: { includeOnly: string; exclude: { path: string[] } };
   };
@@ -33,22 +36,29 @@ export async function checkLayers(root: string): Promise<LayerReport> {
       {
         baseDir: mirror,
         validate: true,
-        ruleSet: { forbidden: config.forbidden } as never,
+        ruleSet: { forbidden: asMirrored(config.forbidden) } as never,
         includeOnly: config.options.includeOnly,
-        exclude: { path: config.options.exclude.path.map((p) => p.replace('\\.ts$', '\\.js$')) },
+        exclude: { path: asMirrored(config.options.exclude.path) },
       },
       { extensions: ['.js', '.mjs', '.json'] },
     );
-    const output = result.output as { modules: unknown[]; summary: { violations: IViolation[] } };
+    const output = result.output as { modules: Array<{ source: string }>; summary: { violations: IViolation[] } };
     const original = (p: string) => files.get(p) ?? p;
     const violations = output.summary.violations.map((v) => {
       const chain = v.cycle?.length ? ` (cycle: ${[v.from, ...v.cycle.map((c) => c.name)].map(original).join(' → ')})` : '';
       return `${v.rule.name}: ${original(v.from)} → ${original(v.to)}${chain}`;
     });
-    return { modules: output.modules.length, violations: [...new Set(violations)].sort() };
+    const patterns = config.layers.map(([, p]) => new RegExp(p));
+    const unlayered = output.modules.map((m) => original(m.source)).filter((p) => !patterns.some((re) => re.test(p)));
+    return { modules: output.modules.length, violations: [...new Set(violations)].sort(), unlayered };
   } finally {
     await rm(mirror, { recursive: true, force: true });
   }
+}
+
+/** The rules as they apply to the mirror, whose modules end in .js where the sources end in .ts. */
+function asMirrored<T>(rules: T): T {
+  return JSON.parse(JSON.stringify(rules).replaceAll('\\\\.ts$', '\\\\.js$')) as T;
 }
 
 /** Writes src/ as JavaScript into `mirror`; returns mirror path → original path. */
@@ -89,6 +99,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const report = await checkLayers(root);
   for (const line of report.violations) console.log(line);
-  console.log(`${report.modules} modules, ${report.violations.length} violations`);
-  process.exitCode = report.violations.length ? 1 : 0;
+  for (const file of report.unlayered) console.log(`no layer: ${file}`);
+  console.log(`${report.modules} modules, ${report.violations.length} violations, ${report.unlayered.length} outside every layer`);
+  process.exitCode = report.violations.length || report.unlayered.length ? 1 : 0;
 }

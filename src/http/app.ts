@@ -10,7 +10,6 @@ import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { ApiKeys } from '../auth/keys.js';
-import type { Component } from '../service/component.js';
 import { adminKeyRoutes } from './admin-keys.js';
 import { registerAuth, type ConcurrencyLimiter, type KeyVerifier } from './auth.js';
 import { registerDocs } from './docs.js';
@@ -23,6 +22,15 @@ export const MAX_HEADER_BYTES = 1024 * 1024;
 
 export type AppConfig = Pick<Config, 'bodyLimitBytes' | 'corsOrigins' | 'logLevel' | 'trustProxy' | 'streamAnonLimit' | 'wsMaxAccounts'>;
 
+/** What the app needs of a component: its routes and its readiness (the service's Component is one). */
+export interface AppComponent {
+  name: string;
+  /** Registers the component's routes (an encapsulated Fastify plugin, schemas on every route). */
+  routes?(app: FastifyInstance): Promise<void>;
+  /** Extra facts for /readyz, and false `ok` when the component cannot serve. */
+  health?(): Promise<{ ok: boolean; [fact: string]: unknown }>;
+}
+
 export interface BuildAppOptions {
   config: AppConfig;
   /** Registry `/metrics` serves; components register their metrics in it too. */
@@ -32,7 +40,7 @@ export interface BuildAppOptions {
   /** API keys; enables the admin key API. Without it, every route that needs a key answers 401. */
   keys?: ApiKeys;
   /** Registered in order, each as an encapsulated plugin; their `health` joins /readyz. */
-  components?: Component[];
+  components?: AppComponent[];
   /** Extra /readyz checks by name (chain head, follower lag, store). */
   health?: Record<string, HealthProvider>;
   /** Add the process's default metrics to the registry (once per registry). Default true. */

@@ -5,9 +5,8 @@ import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ApiKeys, type Scope } from '../auth/keys.js';
 import { loadConfig } from '../config.js';
-import type { Component } from '../service/component.js';
 import type { Store } from '../store/db.js';
-import { buildApp, type App, type AppConfig, type BuildAppOptions } from './app.js';
+import { buildApp, type App, type AppComponent, type AppConfig, type BuildAppOptions } from './app.js';
 import type { HealthProvider } from './health.js';
 
 /** A pino logger whose JSON lines land in `lines`. */
@@ -24,7 +23,7 @@ export function captureLogger(level = 'info'): { logger: Logger; lines: Record<s
 
 export interface TestAppOptions {
   store: Store;
-  components?: Component[];
+  components?: AppComponent[];
   config?: Partial<AppConfig>;
   health?: Record<string, HealthProvider>;
   healthTimeoutMs?: number;

@@ -1,6 +1,7 @@
 // Helpers for invoicing tests and the benchmark: a service with the devnet and invoicing, an
 // application on the devnet merchant, invoices, payments following payment links, and waiting
 // until the matcher has applied everything the chain produced.
+import { invoicesMigrations } from './migrations.js';
 import type { EventLog } from '../bus/types.js';
 import type { Component } from '../service/component.js';
 import type { InvoicesComponent } from './index.js';
@@ -16,8 +17,8 @@ export interface TestService {
 }
 
 export const devnetAndInvoices = [
-  { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
-  { name: 'invoices', load: async () => (await import('./index.js')).invoicesComponent },
+  { name: 'devnet', load: async () => (await import('../service/devnet.js')).devnetComponent },
+  { name: 'invoices', migrations: invoicesMigrations, load: async () => (await import('./index.js')).invoicesComponent },
 ];
 
 export function invoicesOf(svc: TestService): InvoicesComponent {

@@ -11,6 +11,9 @@ import type { StoreEventLog } from '../bus/store-log.js';
 import type { Store } from '../store/db.js';
 import { toNum } from '../store/db.js';
 import { FollowerMetrics } from './metrics.js';
+import type { FollowerStatus } from './status.js';
+
+export type { FollowerStatus } from './status.js';
 import { TraceTracker, type TraceState } from './traces.js';
 
 const CURSOR = 'follower';
@@ -31,18 +34,6 @@ export interface FollowerOptions {
   pruneIntervalMs?: number;
   maxTraceAgeBlocks?: number;
   now?: () => number;
-}
-
-export interface FollowerStatus {
-  running: boolean;
-  /** Last masterchain seqno appended to the log. */
-  lastSeqno: number | null;
-  /** Latest finalized masterchain seqno the source reported. */
-  headSeqno: number | null;
-  lagBlocks: number | null;
-  /** Seconds between now and the generation time of the last appended block. */
-  lagSeconds: number | null;
-  tracesInFlight: number;
 }
 
 interface TraceTables {

@@ -21,8 +21,8 @@ import { openStore, type Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { registerStoreMetrics } from '../store/metrics.js';
 import { createChainSource } from './chain.js';
-import type { Component, ComponentFactory, ServiceContext } from './component.js';
-import { componentFactories } from './components.js';
+import type { Component, ComponentEntry, ServiceContext } from './component.js';
+import { serviceMigrations } from './migrations.js';
 
 /** The follower may lag this many blocks before /readyz says not ready. */
 const READY_LAG_BLOCKS = 30;
@@ -31,8 +31,8 @@ export interface StartServiceOptions {
   logger?: Logger;
   /** Wall clock in ms for components (tests move time with it). */
   now?: () => number;
-  /** Replaces the registered component list (tests of one component). */
-  components?: Array<{ name: string; load: () => Promise<ComponentFactory> }>;
+  /** The components, in start order: src/components.ts, or a few of them (tests of one component). */
+  components: readonly ComponentEntry[];
   /** The delivery engine's clock and host resolver (tests of retries and address checks). */
   delivery?: Pick<DeliveryEngineOptions, 'clock' | 'resolve'>;
 }
@@ -53,14 +53,14 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, options: StartServiceOptions = {}): Promise<RunningService> {
+export async function startService(config: Config, options: StartServiceOptions): Promise<RunningService> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const now = options.now ?? Date.now;
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
     const store = await openStore(storeOptions(config));
     cleanup.push(() => store.close());
-    const applied = await migrate(store);
+    const applied = await migrate(store, [...serviceMigrations, ...options.components.map((c) => c.migrations ?? [])]);
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
     const adminKey = await ensureAdminKey(store, config);
 
@@ -97,7 +97,7 @@ export async function startService(config: Config, options: StartServiceOptions 
     });
     const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now };
     const components: Component[] = [];
-    for (const entry of options.components ?? componentFactories) {
+    for (const entry of options.components) {
       const factory = await entry.load();
       components.push(await factory({ ...ctx, logger: logger.child({ component: entry.name }) }));
     }

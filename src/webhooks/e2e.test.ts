@@ -1,5 +1,6 @@
 // End to end on the devnet: the real service (devnet, follower, event log, webhooks component)
 // with real transactions, a real local receiver and the manual clock for the retry schedule.
+import { webhooksMigrations } from './migrations.js';
 import { Cell } from '@ton/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -23,8 +24,8 @@ describe('webhooks on the devnet', () => {
   beforeAll(async () => {
     service = await startTestService({
       components: [
-        { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
-        { name: 'webhooks', load: async (): Promise<ComponentFactory> => (ctx) => createWebhooksComponent(ctx) },
+        { name: 'devnet', load: async () => (await import('../service/devnet.js')).devnetComponent },
+        { name: 'webhooks', migrations: webhooksMigrations, load: async (): Promise<ComponentFactory> => (ctx) => createWebhooksComponent(ctx) },
       ],
       delivery: { clock },
     });

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore, type DialectName, type Store } from '../../src/store/db.js';
+import { allMigrations } from '../../src/components.js';
 import { migrate } from '../../src/store/migrate.js';
 
 export const PG_URL = process.env.TONWATCH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -40,7 +41,7 @@ export async function openTestStore(dialect: DialectName, sqlitePath = ':memory:
     dialect === 'postgres'
       ? await openStore({ databaseUrl: PG_URL, pgSchema: uniqueSchema(), pgPoolSize: 4 })
       : await openStore({ sqlitePath });
-  await migrate(store);
+  await migrate(store, allMigrations);
   return store;
 }
 

@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginCell } from '@ton/core';
 import { settle } from './genesis.js';
-import { devnetComponent } from './index.js';
+import { devnetComponent } from '../../service/devnet.js';
 import type { ServiceContext } from '../../service/component.js';
 import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from './testing.js';
 
