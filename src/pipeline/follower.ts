@@ -7,7 +7,7 @@ import type { FinalizedBlock, PendingMessage, TransactionModel } from '../chain/
 import type { ChainSource } from '../chain/source.js';
 import { readCursor, writeCursor } from '../bus/cursors.js';
 import { MEMPOOL_BASE, makePosition, type ChainEvent, type EventBatch, type UnplacedEvent } from '../bus/events.js';
-import type { StoreEventLog } from '../bus/store-log.js';
+import type { EventLogWriter } from '../bus/types.js';
 import type { Store } from '../store/db.js';
 import { toNum } from '../store/db.js';
 import { FollowerMetrics } from './metrics.js';
@@ -23,7 +23,7 @@ const TRACE_UPSERT_CHUNK = 500;
 export interface FollowerOptions {
   source: ChainSource;
   store: Store;
-  log: StoreEventLog;
+  log: EventLogWriter;
   logger: Logger;
   metrics?: FollowerMetrics;
   /** First block when there is no cursor yet: the oldest the source has (devnet) or its head. */
@@ -199,14 +199,13 @@ export class Follower {
       lastPosition: events[events.length - 1]!.position,
       events,
     };
-    await this.options.store.db.transaction().execute(async (trx) => {
-      await this.options.log.append(trx, batch);
+    // the log publishes the batch once the batch, the cursor and the trace state have committed
+    await this.options.log.appendBatch(batch, async (trx) => {
       await writeCursor(trx, CURSOR, seqno, this.now());
       await this.persistTraces(trx, traced.changed, traced.removed);
     });
     this.lastSeqno = seqno;
     this.lastGenUtime = block.masterchain.genUtime;
-    this.options.log.published(batch);
     this.options.metrics?.appended(batch, performance.now() - started, this.status());
     for (const waiter of this.seqnoWaiters) {
       if (seqno >= waiter.seqno) {
@@ -254,8 +253,7 @@ export class Follower {
       lastPosition: position,
       events: [{ type: 'mempool', message, position, mcSeqno: seqno }],
     };
-    await this.options.store.db.transaction().execute((trx) => this.options.log.append(trx, batch));
-    this.options.log.published(batch);
+    await this.options.log.appendBatch(batch);
     this.options.metrics?.appended(batch, 0, this.status());
   }
 
