@@ -1,19 +1,18 @@
-// The delivery worker: keeps the pending outbox in memory as per-key FIFO queues (queues.ts),
-// sends the heads that are due with bounded concurrency, and records outcomes in batched
-// transactions together with the producers' hooks. One worker per process; the store stays the
+// The delivery worker: keeps the pending outbox in memory as per-key FIFO queues (queues.ts,
+// filled by loader.ts), sends the heads that are due with bounded concurrency, and hands outcomes
+// to recorder.ts, which commits them in batches together with the producers' hooks. One worker per process; the store stays the
 // truth — a delivery is pending until its outcome is recorded, so a crash only repeats attempts.
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { toNum, type Store } from '../store/db.js';
-import * as ep from './endpoints.js';
+import type { Store } from '../store/db.js';
 import { judgeAttempt } from './judge.js';
 import type { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
 import { DeliveryQueues, type Queue } from './queues.js';
 import { Sender, type AttemptReport, type AttemptSender, type SenderOptions } from './sender.js';
 import { ThreadedSender } from './threaded-sender.js';
-import { deliveryDb } from './tables.js';
-import type { Clock, DeliveryHooks, DeliveryOutcome, Endpoint, PendingDelivery } from './types.js';
+import { QueueLoader } from './loader.js';
+import { OutcomeRecorder } from './recorder.js';
+import type { Clock, DeliveryHooks, Endpoint, PendingDelivery } from './types.js';
 
 export interface WorkerOptions {
   store: Store;
@@ -32,8 +31,6 @@ export interface WorkerOptions {
   perKeyLimit: number;
 }
 
-/** Rows per outbox read: each read blocks the event loop, so a few ms at most. */
-const LOAD_BATCH = 1000;
 /**
  * With the sender thread, attempts in flight to a quickly answering endpoint, as a multiple of its
  * connections: the thread keeps the extra ones queued, so it has work while this thread is busy
@@ -42,12 +39,6 @@ const LOAD_BATCH = 1000;
 const THREAD_WINDOW = 8;
 /** Answers faster than this on average (EWMA of attempt latency) count as quick. */
 const QUICK_MS = 100;
-/** Ids per page of the PostgreSQL rescan. */
-const RESCAN_PAGE = 10_000;
-/** Outcomes are recorded at most this long after they happen, or at once when this many wait: fewer,
- * larger commits rewrite each outbox page once per batch (10 ms batches cost ~1.6× the CPU per delivery). */
-const FLUSH_DELAY_MS = 50;
-const FLUSH_MAX = 2000;
 
 export class DeliveryWorker {
   /** Endpoints with deliveries in memory; their status here is newer than the store's. */
@@ -62,22 +53,25 @@ export class DeliveryWorker {
   private readonly waitingForSlot = new Map<number, Queue[]>();
   /** Resolved when the last attempt in flight completes (stop() waits for it). */
   private drained: (() => void) | null = null;
-  private loadedUpTo = 0;
-  private loading: Promise<void> | null = null;
-  private loadAgain = false;
-  private memoryFull = false;
-  private completions: DeliveryOutcome[] = [];
-  private readonly dirty = new Set<number>();
-  private flushing: Promise<boolean> | null = null;
-  private flushTimer: NodeJS.Timeout | null = null;
+  private readonly loader: QueueLoader;
+  private readonly recorder: OutcomeRecorder;
   private timer: { at: number; cancel: () => void } | null = null;
   private intervals: NodeJS.Timeout[] = [];
-  private readonly rescanFloors: number[] = [];
-  /** Flagging of parked rows (queues.ts), one batch after another. */
-  private parking: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
+    const isRunning = () => this.running;
+    this.loader = new QueueLoader({
+      store: o.store,
+      logger: o.logger,
+      queues: this.queues,
+      endpoints: this.endpoints,
+      memoryLimit: o.memoryLimit,
+      perKeyLimit: o.perKeyLimit,
+      isRunning,
+      pump: () => this.pump(),
+    });
+    this.recorder = new OutcomeRecorder({ store: o.store, clock: o.clock, logger: o.logger, hooks: o.hooks, endpoints: this.endpoints, queues: this.queues, isRunning });
   }
 
   get inFlight(): number {
@@ -101,16 +95,16 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     this.sender = await this.startSender();
-    await this.loadNew();
+    await this.loader.loadNew();
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
       t.unref();
       this.intervals.push(t);
     };
-    every(this.o.pollIntervalMs, () => void this.loadNew());
+    every(this.o.pollIntervalMs, () => void this.loader.loadNew());
     every(10 * 60_000, () => void this.prune());
     // PostgreSQL ids can commit out of order: re-read the last ~30 s of ids for late commits.
-    if (this.o.store.dialect === 'postgres') every(5000, () => void this.rescan());
+    if (this.o.store.dialect === 'postgres') every(5000, () => void this.loader.rescan());
   }
 
   async stop(): Promise<void> {
@@ -120,9 +114,9 @@ export class DeliveryWorker {
     this.intervals = [];
     this.timer?.cancel();
     this.timer = null;
-    await this.loading;
+    await this.loader.idle();
     if (this.inFlightCount > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-    await this.flushNow();
+    await this.recorder.flushNow();
     await this.sender?.close();
     this.sender = null;
   }
@@ -143,44 +137,14 @@ export class DeliveryWorker {
     return new Sender(options);
   }
 
-  /**
-   * Reads newly committed pending deliveries into memory. `committed`: rows a producer has just
-   * committed (its enqueue receipt); taken as they are when they are exactly the next ids, else read.
-   */
+  /** Reads newly committed deliveries into memory (`committed`: the enqueue receipt's rows). */
   loadNew(committed?: readonly PendingDelivery[]): Promise<void> {
-    if (this.loading) {
-      this.loadAgain = true;
-      return this.loading;
-    }
-    let handed = committed && this.followOn(committed) ? committed : null;
-    this.loading = (async () => {
-      try {
-        do {
-          this.loadAgain = false;
-          this.memoryFull = this.queues.size >= this.o.memoryLimit;
-          if (!this.running || this.memoryFull) break;
-          const rows = handed ?? (await outbox.pendingAfter(this.o.store.db, this.loadedUpTo, LOAD_BATCH));
-          if (rows.length === 0) break;
-          await this.admit(rows);
-          this.loadedUpTo = Math.max(this.loadedUpTo, rows[rows.length - 1]!.id);
-          if (rows.length === LOAD_BATCH && !handed) this.loadAgain = true;
-          handed = null;
-          this.pump();
-        } while (this.loadAgain);
-      } catch (err) {
-        this.o.logger?.error({ err }, 'webhook outbox read failed; retrying on the next poll');
-      } finally {
-        this.loading = null;
-      }
-    })();
-    return this.loading;
+    return this.loader.loadNew(committed);
   }
 
-  /** Whether `rows` are the ids right after those already loaded, in order and without a gap. */
-  private followOn(rows: readonly PendingDelivery[]): boolean {
-    if (rows.length === 0 || rows[0]!.id !== this.loadedUpTo + 1) return false;
-    for (let i = 1; i < rows.length; i++) if (rows[i]!.id !== rows[i - 1]!.id + 1) return false;
-    return true;
+  /** Waits until every outcome so far (and every changed endpoint) is in the store. */
+  flushNow(): Promise<void> {
+    return this.recorder.flushNow();
   }
 
   // ---- endpoint changes made through the engine ---------------------------------------------
@@ -188,7 +152,7 @@ export class DeliveryWorker {
   forgetEndpoint(id: number): void {
     this.endpoints.delete(id);
     this.endpointLatency.delete(id);
-    this.dirty.delete(id);
+    this.recorder.forgetEndpoint(id);
     this.queues.dropEndpoint(id);
     this.waitingForSlot.delete(id);
   }
@@ -205,87 +169,8 @@ export class DeliveryWorker {
         this.queues.schedule(q, now);
       }
     }
-    this.dirty.add(live.id);
-    await this.flushNow();
-    this.pump();
-  }
-
-  // ---- loading -------------------------------------------------------------------------------
-
-  private async rescan(): Promise<void> {
-    this.rescanFloors.push(this.loadedUpTo);
-    const floor = this.rescanFloors.length > 6 ? this.rescanFloors.shift()! : 0;
-    try {
-      // Ids first, through the whole range (late rows may sit behind many known pending ones);
-      // only the unknown rows are read whole.
-      for (let after = floor, upTo = this.loadedUpTo; ; ) {
-        const ids = await outbox.pendingIdsBetween(this.o.store.db, after, upTo, RESCAN_PAGE);
-        const unknown = ids.filter((id) => !this.queues.known.has(id));
-        if (unknown.length > 0) await this.admit(await outbox.pendingByIds(this.o.store.db, unknown));
-        if (ids.length < RESCAN_PAGE) break;
-        after = ids[ids.length - 1]!;
-      }
-      this.pump();
-    } catch (err) {
-      this.o.logger?.warn({ err }, 'webhook outbox rescan failed');
-    }
-  }
-
-  /** Adds rows to the queues, loading their endpoints; rows of deleted endpoints are removed. */
-  private async admit(rows: readonly PendingDelivery[]): Promise<void> {
-    const unknown = rows.some((r) => !this.endpoints.has(r.endpointId)) ? [...new Set(rows.map((r) => r.endpointId).filter((id) => !this.endpoints.has(id)))] : [];
-    if (unknown.length > 0) {
-      const found = await deliveryDb(this.o.store.db).selectFrom('delivery_endpoints').select('id').where('id', 'in', unknown.map(BigInt)).execute();
-      for (const { id } of found) {
-        const e = await ep.selectEndpoint(this.o.store.db, toNum(id));
-        if (e && !this.endpoints.has(e.id)) this.endpoints.set(e.id, e);
-      }
-      const orphans = rows.filter((r) => !this.endpoints.has(r.endpointId)).map((r) => r.id);
-      if (orphans.length > 0) await outbox.deleteDeliveries(this.o.store.db, orphans);
-    }
-    for (const row of rows) if (this.endpoints.has(row.endpointId)) this.queues.add(row);
-    this.flagParked();
-  }
-
-  /** Flags the rows just left in the store (over their key's memory cap) for the key's reload. */
-  private flagParked(): void {
-    const ids = this.queues.takeParked();
-    if (ids.length === 0) return;
-    this.parking = this.parking.then(async () => {
-      for (;;) {
-        try {
-          return await outbox.markParked(this.o.store.db, ids);
-        } catch (err) {
-          // Unflagged rows would be missed by the reload: try until it works (a restart reads them anyway).
-          this.o.logger?.error({ err }, 'flagging parked webhook deliveries failed; retrying');
-          if (!this.running) return;
-          await new Promise((resolve) => setTimeout(resolve, 500).unref());
-        }
-      }
-    });
-  }
-
-  /** Reads back a drained truncated queue's next rows from the store. */
-  private async reloadQueue(q: Queue): Promise<void> {
-    try {
-      for (let state: ReturnType<DeliveryQueues['unpark']> = 'reload'; state === 'reload' && this.running; ) {
-        // Every row parked so far is flagged before the read, so the read finds them all.
-        for (let p = this.parking; ; p = this.parking) {
-          await p;
-          if (p === this.parking) break;
-        }
-        // Its endpoint deleted meanwhile (a retry after a failed read may come after that).
-        if (this.queues.queues.get(q.key) !== q || q.truncatedAfter === null) return;
-        const parkedBefore = q.parkedRows;
-        const rows = await outbox.parkedOfKey(this.o.store.db, q.endpointId, q.orderingKey!, q.truncatedAfter!, this.o.perKeyLimit);
-        if (this.queues.queues.get(q.key) !== q) return;
-        // All read, and none parked while reading: the key's later rows can join the queue again.
-        state = this.queues.unpark(q, rows, rows.length < this.o.perKeyLimit && q.parkedRows === parkedBefore);
-      }
-    } catch (err) {
-      this.o.logger?.error({ err }, 'webhook queue reload failed; retrying');
-      setTimeout(() => void this.reloadQueue(q), 1000).unref();
-    }
+    this.recorder.markEndpoint(live.id);
+    await this.recorder.flushNow();
     this.pump();
   }
 
@@ -364,17 +249,16 @@ export class DeliveryWorker {
       const result = judgeAttempt(live, row, report, now);
       this.o.metrics?.attempt(result, report.latencyMs, firstAttempt ? now - row.createdAt : null);
       const delivery = result === 'delivered' ? row : { ...row };
-      this.completions.push({ delivery, endpoint: live, result, at: now, attempts: row.attempts, statusCode: report.statusCode, error: report.error, latencyMs: report.latencyMs });
-      this.dirty.add(live.id);
+      this.recorder.record({ delivery, endpoint: live, result, at: now, attempts: row.attempts, statusCode: report.statusCode, error: report.error, latencyMs: report.latencyMs });
       if (result === 'delivered' || result === 'failed') this.advance(q, now);
       else if (result === 'retrying') this.queues.schedule(q, row.nextAttemptAt);
-      this.flushSoon();
+      this.recorder.flushSoon();
     }
     // Every free slot (more than one when the endpoint just turned quick) goes to a waiting queue.
     const waiting = this.waitingForSlot.get(endpoint.id);
     let free = this.windowOf(endpoint.id) - (this.endpointInFlight.get(endpoint.id) ?? 0);
     while (waiting?.length && free-- > 0) this.queues.schedule(waiting.shift()!, now);
-    if (this.memoryFull && this.queues.size < this.o.memoryLimit / 2) void this.loadNew();
+    if (this.loader.memoryFull && this.queues.size < this.o.memoryLimit / 2) void this.loader.loadNew();
     if (this.inFlightCount === 0 && this.drained) {
       this.drained();
       this.drained = null;
@@ -386,84 +270,7 @@ export class DeliveryWorker {
   private advance(q: Queue, now: number): void {
     const state = this.queues.shift(q);
     if (state === 'more') this.queues.schedule(q, Math.max(now, this.queues.headOf(q)!.nextAttemptAt));
-    else if (state === 'reload') void this.reloadQueue(q);
-  }
-
-  // ---- recording outcomes --------------------------------------------------------------------
-
-  /**
-   * Records outcomes in batches: a short wait gathers many into one transaction (SQLite commits
-   * block the event loop, so one per delivery would cap throughput). Sending does not wait for it.
-   */
-  private flushSoon(): void {
-    if (this.flushing || this.flushTimer) return;
-    if (this.completions.length >= FLUSH_MAX) {
-      this.flushing = this.flushOnce();
-      return;
-    }
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = null;
-      this.flushing ??= this.flushOnce();
-    }, FLUSH_DELAY_MS);
-  }
-
-  /** Waits until every outcome so far (and every changed endpoint) is in the store (gives up after 3 failed tries). */
-  async flushNow(): Promise<void> {
-    for (let tries = 0; tries < 3; ) {
-      if (this.flushTimer) {
-        clearTimeout(this.flushTimer);
-        this.flushTimer = null;
-      }
-      if (this.flushing) {
-        await this.flushing;
-        continue;
-      }
-      if (this.completions.length === 0 && this.dirty.size === 0) return;
-      this.flushing = this.flushOnce();
-      if (!(await this.flushing)) tries++;
-    }
-  }
-
-  /** Records the waiting outcomes in one transaction; false (and they stay waiting) when it failed. */
-  private async flushOnce(): Promise<boolean> {
-    const batch = this.completions;
-    this.completions = [];
-    const dirty = [...this.dirty];
-    this.dirty.clear();
-    let ok = true;
-    try {
-      await this.o.store.db.transaction().execute(async (trx) => {
-        await outbox.recordOutcomes(trx, batch, this.o.clock.now());
-        for (const id of dirty) {
-          const e = this.endpoints.get(id);
-          if (e) await ep.saveEndpointStatus(trx, e);
-        }
-        await this.runHooks(trx, batch);
-      });
-      for (const o of batch) if (o.result === 'delivered' || o.result === 'failed') this.queues.forget(o.delivery.id);
-    } catch (err) {
-      ok = false;
-      this.o.logger?.error({ err }, 'recording webhook outcomes failed; retrying');
-      this.completions = [...batch, ...this.completions];
-      for (const id of dirty) this.dirty.add(id);
-    } finally {
-      this.flushing = null;
-    }
-    if (this.running && (this.completions.length > 0 || this.dirty.size > 0)) {
-      if (ok) this.flushSoon();
-      else setTimeout(() => this.flushSoon(), 500).unref();
-    }
-    return ok;
-  }
-
-  private async runHooks(trx: Kysely<any>, batch: DeliveryOutcome[]): Promise<void> {
-    const byProducer = new Map<string, DeliveryOutcome[]>();
-    for (const o of batch) {
-      let list = byProducer.get(o.endpoint.producer);
-      if (!list) byProducer.set(o.endpoint.producer, (list = []));
-      list.push(o);
-    }
-    for (const [producer, list] of byProducer) await this.o.hooks.get(producer)?.onOutcomes?.(trx, list);
+    else if (state === 'reload') void this.loader.reloadQueue(q);
   }
 
   private async prune(): Promise<void> {
