@@ -161,7 +161,7 @@ export async function indexerRoutes(fastify: FastifyInstance, opts: IndexerRoute
       },
     },
     async (req) => {
-      if (!opts.dnsRoot) throw new ApiError(503, 'no root DNS resolver is known for this network: set TONWATCH_INDEXER_DNS_ROOT', { error_code: 'no_dns_root' });
+      if (!opts.dnsRoot) throw new ApiError(503, 'no root DNS resolver is known for this network: set TONWATCH_DNS_ROOT', { error_code: 'no_dns_root' });
       const resolved = await resolveWallet(opts.source, opts.dnsRoot, req.params.domain);
       if (!resolved) throw notFound(`${req.params.domain} has no wallet record`);
       return resolved;
