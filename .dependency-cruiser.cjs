@@ -54,6 +54,13 @@ module.exports = {
       to: { path: `^src/(${components.join('|')})/`, pathNot: '^src/$1/' },
     },
     {
+      name: 'domain-to-http',
+      comment: 'the chain, the log and the components throw the ground-level errors (src/errors.ts); only the service builds the HTTP app',
+      severity: 'error',
+      from: { path: '^src/(chain|bus|pipeline|delivery|streaming|webhooks|invoices|indexer|console)/' },
+      to: { path: '^src/http/' },
+    },
+    {
       name: 'devnet-outside-service',
       comment: 'only the service (and the devnet itself) knows the embedded devnet; the rest uses ChainSource and the network profile',
       severity: 'error',

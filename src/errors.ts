@@ -1,6 +1,7 @@
-// The one JSON error shape of every HTTP API: `{"error": "<what is wrong>", ...details}`.
-// Throw ApiError from handlers; the app's error handler turns it (and Fastify's own
-// validation, size and not-found errors) into that shape.
+// Errors any layer may throw, and the one JSON error shape of every API they become:
+// `{"error": "<what is wrong>", ...details}`. Ground level: domain code (chain, components) throws
+// ApiError without knowing HTTP; the app's error handler (src/http/) turns it, and Fastify's own
+// validation, size and not-found errors, into that shape.
 
 export interface ErrorBody {
   error: string;

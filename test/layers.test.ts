@@ -35,6 +35,8 @@ describe('layers', () => {
       // a component using the devnet, and another component
       await appendFile(path.join(copy, 'src/indexer/routes.ts'), "\nimport type { DevnetChain } from '../chain/devnet/chain.js';\nexport type Leak = DevnetChain;\n");
       await appendFile(path.join(copy, 'src/invoices/model.ts'), "\nexport type { Webhooks } from '../webhooks/manager.js';\n");
+      // domain code reaching for the HTTP layer (below it, but not its business)
+      await appendFile(path.join(copy, 'src/bus/codec.ts'), "\nexport type { AppComponent } from '../http/app.js';\n");
       report = await checkLayers(copy);
     });
 
@@ -51,13 +53,17 @@ describe('layers', () => {
       expect(report.violations).toContain('cycle: src/bus/ping.ts → src/bus/pong.ts (cycle: src/bus/ping.ts → src/bus/pong.ts → src/bus/ping.ts)');
     });
 
+    it('keeps domain code off the HTTP layer', () => {
+      expect(report.violations).toContain('domain-to-http: src/bus/codec.ts → src/http/app.ts');
+    });
+
     it('keeps the devnet to the service and components apart', () => {
       expect(report.violations).toContain('devnet-outside-service: src/indexer/routes.ts → src/chain/devnet/chain.ts');
       expect(report.violations).toContain('component-to-component: src/invoices/model.ts → src/webhooks/manager.ts');
     });
 
     it('reports nothing else', () => {
-      expect(report.violations.filter((v) => !/ping|pong|db\.ts|config\.ts|indexer\/routes|invoices\/model/.test(v))).toEqual([]);
+      expect(report.violations.filter((v) => !/ping|pong|db\.ts|config\.ts|indexer\/routes|invoices\/model|bus\/codec/.test(v))).toEqual([]);
     });
   });
 });

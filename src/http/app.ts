@@ -13,7 +13,7 @@ import type { ApiKeys } from '../auth/keys.js';
 import { adminKeyRoutes } from './admin-keys.js';
 import { registerAuth, type ConcurrencyLimiter, type KeyVerifier } from './auth.js';
 import { registerDocs } from './docs.js';
-import { toErrorResponse } from './errors.js';
+import { toErrorResponse } from '../errors.js';
 import { registerHealth, type HealthProvider } from './health.js';
 import { registerMetrics } from './metrics.js';
 

@@ -5,7 +5,7 @@ import { accountToAddress, addressToRaw } from '../chain/address.js';
 import { resolveDns, walletFromRecord } from '../chain/dns.js';
 import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
-import { ApiError, badRequest } from '../http/errors.js';
+import { ApiError, badRequest } from '../errors.js';
 
 /** The chain source failed (not the caller's fault): a 503 naming the operation. */
 export function noNode(operation: string, err: unknown): ApiError {

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseAccountId } from '../chain/address.js';
 import { parseHash } from '../chain/hash.js';
 import type { AccountId } from '../chain/model.js';
-import { ApiError, badRequest, notFound } from '../http/errors.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
 import { resolveWallet } from './chain.js';
 import { TON } from './extract.js';
 import type { Indexer } from './indexer.js';

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { ApiKeys } from '../auth/keys.js';
 import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
-import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
+import { ApiError, badRequest, conflict, notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { EndpointRefusedError, type DeliveryEngine, type Endpoint } from '../delivery/index.js';
 import { deleteAppRows, insertApp, selectApp, updateApp, upsertRecipient } from './apps.js';

@@ -3,7 +3,7 @@
 // Every function takes the handle to use, so callers can run them inside their own transaction.
 import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { conflict } from '../http/errors.js';
+import { conflict } from '../errors.js';
 import { toNum } from '../store/db.js';
 import { dialectOf } from '../store/types.js';
 import type { Currency, Invoice, Payment } from './model.js';

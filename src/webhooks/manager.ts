@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { ChainSource } from '../chain/source.js';
 import type { Store } from '../store/db.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../errors.js';
 import type { DeliveryEngine } from '../delivery/engine.js';
 import { EndpointRefusedError } from '../delivery/ssrf.js';
 import type { DeliveryOutcome, Endpoint } from '../delivery/types.js';

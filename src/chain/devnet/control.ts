@@ -4,7 +4,7 @@
 import { Address, Cell, comment, internal, toNano } from '@ton/core';
 import { accountToAddress, toFriendly } from '../address.js';
 import type { BlockHeader } from '../model.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import type { DevnetChain } from './chain.js';
 import type { DevnetDirectory } from './directory.js';
 import {

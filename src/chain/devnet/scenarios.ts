@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Address, comment, internal, toNano, type Cell } from '@ton/core';
 import { WalletContractV4 } from '@ton/ton';
 import { addressToRaw } from '../address.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import type { DevnetChain } from './chain.js';
 import type { DevnetDirectory } from './directory.js';
 import { amountInput, destinationInput, jettonBalanceOf, jettonInput, jettonWalletOf, textInput, walletInput } from './inputs.js';

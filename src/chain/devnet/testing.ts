@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { toErrorResponse } from '../../http/errors.js';
+import { toErrorResponse } from '../../errors.js';
 import type { HashHex, TransactionModel } from '../model.js';
 import type { DevnetChain, DevnetChainOptions } from './chain.js';
 import { settle } from './genesis.js';
