@@ -16,7 +16,7 @@ import { sendFromWallet } from '../src/chain/devnet/sender.js';
 import { loadConfig } from '../src/config.js';
 import type { InvoiceJson } from '../src/invoices/model.js';
 import { startService, type RunningService } from '../src/service/service.js';
-import { Receiver, until } from '../src/webhooks/testing.js';
+import { Receiver, until } from '../test/support/webhooks.js';
 import type { Benchmark, BenchContext, BenchRow } from './harness.js';
 import { percentile } from './lib/stats.js';
 

@@ -20,7 +20,7 @@ import { createWebhooksComponent } from '../src/webhooks/component.js';
 import { DeliveryEngine, deliveryOptionsFromConfig } from '../src/delivery/engine.js';
 import { deliveryHeaders } from '../src/delivery/sender.js';
 import { transactionBody } from '../src/webhooks/router.js';
-import { txBatch } from '../src/webhooks/testing.js';
+import { txBatch } from '../test/support/webhooks.js';
 import type { Benchmark, BenchContext, BenchRow } from './harness.js';
 import { openBenchStore, postgresReachable } from './lib/store.js';
 import { percentile, perSecond, sleep } from './lib/stats.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToRaw } from '../chain/address.js';
 import type { DevnetChain } from '../chain/devnet/chain.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
-import { chainHistory, claimTruth, jettonTruth, newestFirst, tonTruth, type Expected } from './testing.js';
+import { chainHistory, claimTruth, jettonTruth, newestFirst, tonTruth, type Expected } from '../../test/support/indexer.js';
 import { jettonWalletAddress } from './chain.js';
 
 const components = [

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DevnetChain } from '../chain/devnet/chain.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
-import { chainHistory, newestFirst, tonTruth } from './testing.js';
+import { chainHistory, newestFirst, tonTruth } from '../../test/support/indexer.js';
 
 const components = [
   { name: 'devnet', load: async () => (await import('../service/devnet.js')).devnetComponent },

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
 import { addressToRaw } from '../chain/address.js';
 import { NOBODY } from '../chain/devnet/scenarios.js';
-import { openTestDevnet, transactionsAfter, type TestDevnet } from '../chain/devnet/testing.js';
+import { openTestDevnet, transactionsAfter, type TestDevnet } from '../../test/support/devnet.js';
 import { settle } from '../chain/devnet/genesis.js';
 import type { EventBatch } from '../bus/events.js';
 import type { TransactionModel } from '../chain/model.js';

@@ -8,7 +8,7 @@ import { toFriendly } from '../chain/address.js';
 import type { Store } from '../store/db.js';
 import { FakeClock } from '../delivery/clock.js';
 import { deliveryDb } from '../delivery/tables.js';
-import { mempoolBatch, Receiver, startWebhookTestbed, txBatch, until, type WebhookTestbed } from './testing.js';
+import { mempoolBatch, Receiver, startWebhookTestbed, txBatch, until, type WebhookTestbed } from '../../test/support/webhooks.js';
 
 const MIN = 60_000;
 

@@ -10,7 +10,7 @@ import type { ComponentFactory } from '../service/component.js';
 import { FakeClock } from '../delivery/clock.js';
 import { sha256Hex } from '../delivery/signing.js';
 import { createWebhooksComponent } from './component.js';
-import { Receiver, until } from './testing.js';
+import { Receiver, until } from '../../test/support/webhooks.js';
 
 const MIN = 60_000;
 

@@ -4,20 +4,20 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { makePosition, MEMPOOL_BASE, type ChainEvent, type EventBatch } from '../bus/events.js';
-import { StoreEventLog } from '../bus/store-log.js';
-import type { PendingMessage, TransactionModel } from '../chain/model.js';
-import { MAINNET_PROFILE } from '../chain/profile.js';
-import type { ChainSource } from '../chain/source.js';
-import { loadConfig } from '../config.js';
-import { startTestApp, type TestApp } from '../http/testing.js';
-import type { ServiceContext } from '../service/component.js';
-import type { Store } from '../store/db.js';
-import { systemClock } from '../delivery/clock.js';
-import { DeliveryEngine, deliveryOptionsFromConfig } from '../delivery/engine.js';
-import type { HostResolver } from '../delivery/ssrf.js';
-import type { Clock } from '../delivery/types.js';
-import { createWebhooksComponent } from './component.js';
+import { makePosition, MEMPOOL_BASE, type ChainEvent, type EventBatch } from '../../src/bus/events.js';
+import { StoreEventLog } from '../../src/bus/store-log.js';
+import type { PendingMessage, TransactionModel } from '../../src/chain/model.js';
+import { MAINNET_PROFILE } from '../../src/chain/profile.js';
+import type { ChainSource } from '../../src/chain/source.js';
+import { loadConfig } from '../../src/config.js';
+import { startTestApp, type TestApp } from './app.js';
+import type { ServiceContext } from '../../src/service/component.js';
+import type { Store } from '../../src/store/db.js';
+import { systemClock } from '../../src/delivery/clock.js';
+import { DeliveryEngine, deliveryOptionsFromConfig } from '../../src/delivery/engine.js';
+import type { HostResolver } from '../../src/delivery/ssrf.js';
+import type { Clock } from '../../src/delivery/types.js';
+import { createWebhooksComponent } from '../../src/webhooks/component.js';
 
 export interface WebhookTestbedOptions {
   /** Manual clock for tests of the retry schedule; the wall clock with real timers otherwise. */

@@ -8,7 +8,7 @@ import { runTolkCompiler } from '@ton/tolk-js';
 import { addressToRaw } from '../address.js';
 import { CATEGORY_NEXT_RESOLVER, CATEGORY_WALLET, DNS_NEXT_RESOLVER_PREFIX, domainToInternal, resolveDns, walletFromRecord } from '../dns.js';
 import { readResolverSource } from './dns-resolver.js';
-import { openTestDevnet, type TestDevnet } from './testing.js';
+import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js';
 
 let devnet: TestDevnet;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { beginCell } from '@ton/core';
 import { settle } from './genesis.js';
 import { devnetComponent } from '../../service/devnet.js';
 import type { ServiceContext } from '../../service/component.js';
-import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from './testing.js';
+import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from '../../../test/support/devnet.js';
 
 let devnet: TestDevnet;
 let api: { url: string; close: () => Promise<void> };
