@@ -3,6 +3,7 @@
 // against a baseline of
 // GET /healthz on the same server in the same run; and the time from the devnet block carrying a
 // payment to the first webhook attempt at a local receiver.
+import { invoicesMigrations } from '../src/invoices/migrations.js';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -15,7 +16,7 @@ import { sendFromWallet } from '../src/chain/devnet/sender.js';
 import { loadConfig } from '../src/config.js';
 import type { InvoiceJson } from '../src/invoices/model.js';
 import { startService, type RunningService } from '../src/service/service.js';
-import { Receiver, until } from '../src/webhooks/testing.js';
+import { Receiver, until } from '../test/support/webhooks.js';
 import type { Benchmark, BenchContext, BenchRow } from './harness.js';
 import { percentile } from './lib/stats.js';
 
@@ -236,8 +237,8 @@ const bench: Benchmark = {
     const svc = await startService(config, {
       logger: pino({ level: 'silent' }),
       components: [
-        { name: 'devnet', load: async () => (await import('../src/chain/devnet/index.js')).devnetComponent },
-        { name: 'invoices', load: async () => (await import('../src/invoices/index.js')).invoicesComponent },
+        { name: 'devnet', load: async () => (await import('../src/service/devnet.js')).devnetComponent },
+        { name: 'invoices', migrations: invoicesMigrations, load: async () => (await import('../src/invoices/index.js')).invoicesComponent },
       ],
     });
     try {

@@ -12,14 +12,15 @@ import { Registry } from 'prom-client';
 import { account, transaction } from '../test/support/model.js';
 import { StoreEventLog } from '../src/bus/store-log.js';
 import { loadConfig } from '../src/config.js';
+import { MAINNET_PROFILE } from '../src/chain/profile.js';
 import type { ChainSource } from '../src/chain/source.js';
 import type { ServiceContext } from '../src/service/component.js';
 import type { DialectName } from '../src/store/db.js';
 import { createWebhooksComponent } from '../src/webhooks/component.js';
-import { DeliveryEngine } from '../src/webhooks/delivery/engine.js';
-import { deliveryHeaders } from '../src/webhooks/delivery/sender.js';
+import { DeliveryEngine, deliveryOptionsFromConfig } from '../src/delivery/engine.js';
+import { deliveryHeaders } from '../src/delivery/sender.js';
 import { transactionBody } from '../src/webhooks/router.js';
-import { txBatch } from '../src/webhooks/testing.js';
+import { txBatch } from '../test/support/webhooks.js';
 import type { Benchmark, BenchContext, BenchRow } from './harness.js';
 import { openBenchStore, postgresReachable } from './lib/store.js';
 import { percentile, perSecond, sleep } from './lib/stats.js';
@@ -95,8 +96,12 @@ async function pipeline(ctx: BenchContext, dialect: DialectName, receiver: Recei
   const config = loadConfig({ TONWATCH_CHAIN: 'devnet', TONWATCH_WEBHOOK_MAX_ACCOUNTS: String(ACCOUNTS) });
   const events = new StoreEventLog(store, { retentionMs: 3_600_000 });
   await events.open();
-  const serviceCtx: ServiceContext = { config, store, source: null as unknown as ChainSource, events, logger: pino({ level: 'silent' }), metrics: new Registry(), now: Date.now };
+  const logger = pino({ level: 'silent' });
+  const metrics = new Registry();
+  const delivery = new DeliveryEngine({ store, ...deliveryOptionsFromConfig(config), logger, metrics });
+  const serviceCtx: ServiceContext = { config, store, source: null as unknown as ChainSource, profile: MAINNET_PROFILE, events, delivery, logger, metrics, now: Date.now };
   const component = createWebhooksComponent(serviceCtx);
+  await delivery.start();
   await component.start!();
   const owner = 'bench';
   const endpoint = await component.webhooks.create(owner, `http://127.0.0.1:${receiver.port}/hook`);
@@ -122,6 +127,7 @@ async function pipeline(ctx: BenchContext, dialect: DialectName, receiver: Recei
     },
     async close() {
       await component.stop!();
+      await delivery.stop();
       await close();
     },
   };

@@ -11,7 +11,7 @@ import { startDevnet } from '../src/chain/devnet/index.js';
 import { settle } from '../src/chain/devnet/genesis.js';
 import { jettonWalletOf } from '../src/chain/devnet/inputs.js';
 import { NOBODY } from '../src/chain/devnet/scenarios.js';
-import { traceOf, transactionsAfter } from '../src/chain/devnet/testing.js';
+import { traceOf, transactionsAfter } from '../test/support/devnet.js';
 import type { MessageSent } from '../src/chain/devnet/control.js';
 import type { AccountId, HashHex } from '../src/chain/model.js';
 import {

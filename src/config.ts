@@ -263,7 +263,7 @@ export const settings = {
   indexerDnsRoot: {
     env: 'TONWATCH_DNS_ROOT',
     allowed: 'an address (raw or user-friendly)',
-    defaultDoc: "unset: the devnet's own root on the devnet, else mainnet's root (config param 4)",
+    defaultDoc: "unset: the network profile's — the devnet's own root on the devnet, mainnet's root (config param 4) on mainnet, none on testnet",
     // stored as the raw address
     parse: (raw: string) => tryParseAccountId(raw) ?? undefined,
     doc: 'Deposit indexer: root DNS resolver for `/resolve/{domain}` — config parameter 4 of the network (set it for testnet).',

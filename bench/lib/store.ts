@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openStore, type DialectName, type Store } from '../../src/store/db.js';
+import { allMigrations } from '../../src/components.js';
 import { migrate } from '../../src/store/migrate.js';
 
 export const BENCH_PG_URL = process.env.TONWATCH_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -31,12 +32,12 @@ export async function postgresReachable(): Promise<boolean> {
 export async function openBenchStore(dialect: DialectName, tmpDir: string, name = 'bench'): Promise<BenchStore> {
   if (dialect === 'sqlite') {
     const store = await openStore({ sqlitePath: join(tmpDir, `${name}.sqlite`) });
-    await migrate(store);
+    await migrate(store, allMigrations);
     return { store, close: () => store.close() };
   }
   const schema = `bench_${name.replace(/[^a-z0-9_]/g, '_')}_${randomBytes(4).toString('hex')}`;
   const store = await openStore({ databaseUrl: BENCH_PG_URL, pgSchema: schema, pgPoolSize: 4 });
-  await migrate(store);
+  await migrate(store, allMigrations);
   return {
     store,
     close: async () => {

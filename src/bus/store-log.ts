@@ -1,12 +1,13 @@
 // The embedded event log: batches are rows of `event_batches` in the store, appended by the
-// follower inside its own transaction; live readers are notified after commit. Recent batches
-// stay in memory so live consumers and short resumes never touch the database.
+// follower (`appendBatch`) in one transaction with its cursor; live readers are notified after
+// commit. Recent batches stay in memory so live consumers and short resumes never touch the
+// database.
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/db.js';
 import { toNum } from '../store/db.js';
 import { decodeEvents, encodeEvents } from './codec.js';
 import type { EventBatch, Position } from './events.js';
-import type { EventLog } from './types.js';
+import type { EventLog, EventLogWriter } from './types.js';
 
 interface EventLogTables {
   event_batches: {
@@ -33,7 +34,7 @@ export interface StoreEventLogOptions {
   now?: () => number;
 }
 
-export class StoreEventLog implements EventLog {
+export class StoreEventLog implements EventLog, EventLogWriter {
   private readonly db: Kysely<EventLogTables>;
   private readonly listeners = new Set<(batch: EventBatch) => void>();
   private readonly recent: EventBatch[] = [];
@@ -47,13 +48,17 @@ export class StoreEventLog implements EventLog {
   private recentFloor: Position = Number.MAX_SAFE_INTEGER;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly options: StoreEventLogOptions,
   ) {
     this.db = store.db as Kysely<EventLogTables>;
     this.recentLimit = options.recentBatches ?? 256;
     this.recentEventLimit = options.recentEvents ?? 20_000;
     this.now = options.now ?? Date.now;
+  }
+
+  async resync(): Promise<void> {
+    await this.open();
   }
 
   /** Loads the head position; call once before use. */
@@ -83,7 +88,15 @@ export class StoreEventLog implements EventLog {
     return this.oldest;
   }
 
-  /** Writes a batch inside the caller's transaction; call `published` after it commits. */
+  async appendBatch(batch: EventBatch, alsoInTransaction?: (trx: Kysely<any>) => Promise<void>): Promise<void> {
+    await this.store.db.transaction().execute(async (trx) => {
+      await this.append(trx, batch);
+      await alsoInTransaction?.(trx);
+    });
+    this.published(batch);
+  }
+
+  /** Writes a batch inside the caller's transaction; call `published` after it commits (appendBatch does both). */
   async append(trx: Kysely<any>, batch: EventBatch): Promise<void> {
     if (this.head !== null && batch.firstPosition <= this.head) {
       throw new Error(`event log append out of order: ${batch.firstPosition} after head ${this.head}`);

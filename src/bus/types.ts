@@ -1,6 +1,8 @@
-// The event log seen by consumers. The follower appends; consumers read from a position and then
-// follow live. Implementations: in-process over the store (embedded default); a distributed one
-// (NATS JetStream) can replace it without consumers noticing.
+// The event log seen by consumers (`EventLog`) and by the follower (`EventLogWriter`). The
+// follower appends; consumers read from a position and then follow live. Implementations: over
+// the store (store-log.ts, the embedded default); another (a distributed log for several
+// processes) plugs in by passing test/support/event-log.ts, the conformance suite.
+import type { Kysely } from 'kysely';
 import type { EventBatch, Position } from './events.js';
 
 export interface EventLog {
@@ -15,6 +17,26 @@ export interface EventLog {
   readAfter(after: Position, maxBatches: number): Promise<EventBatch[]>;
   /** Called with every batch once it is durable, in order. Returns an unsubscribe function. */
   subscribe(listener: (batch: EventBatch) => void): () => void;
+}
+
+/**
+ * The writing side of the log: the follower's only way in. Positions strictly increase; a batch
+ * commits in one store transaction with the writer's own state (cursor, trace state), and is
+ * published to readers and live listeners only after that commit, by the log itself.
+ */
+export interface EventLogWriter {
+  /** Newest appended position, or null while the log is empty. */
+  headPosition(): Position | null;
+  /**
+   * Appends `batch` in one store transaction together with what `alsoInTransaction` writes, then
+   * publishes it. Rejects a batch that does not start after the head; when anything fails, nothing
+   * is written and nothing published.
+   */
+  appendBatch(batch: EventBatch, alsoInTransaction?: (trx: Kysely<any>) => Promise<void>): Promise<void>;
+  /** Deletes batches older than the retention, always keeping the newest; returns how many went. */
+  prune(): Promise<number>;
+  /** Reads the head back from the store after an append whose outcome is unknown (its commit's answer was lost). */
+  resync(): Promise<void>;
 }
 
 /** Thrown (or reported) when a reader asks for history older than what is retained. */

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { KeyInputError, SCOPE_DESCRIPTIONS, SCOPES, type ApiKeyInfo, type ApiKeys, type Scope } from '../auth/keys.js';
-import { badRequest, errorResponseSchema, notFound } from './errors.js';
+import { badRequest, errorResponseSchema, notFound } from '../errors.js';
 
 const admin = { auth: { scope: 'admin' as const } };
 

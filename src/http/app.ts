@@ -10,11 +10,11 @@ import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { ApiKeys } from '../auth/keys.js';
-import type { Component } from '../service/component.js';
 import { adminKeyRoutes } from './admin-keys.js';
 import { registerAuth, type ConcurrencyLimiter, type KeyVerifier } from './auth.js';
 import { registerDocs } from './docs.js';
-import { toErrorResponse } from './errors.js';
+import { toErrorResponse, type ErrorBody } from '../errors.js';
+import { isStoreUnavailable, STORE_UNAVAILABLE } from '../store/faults.js';
 import { guardNumbers } from './finite-numbers.js';
 import { registerHealth, type HealthProvider } from './health.js';
 import { registerClientLimits } from './limits.js';
@@ -29,6 +29,15 @@ export type AppConfig = Pick<
   | 'headersTimeoutMs' | 'requestTimeoutMs' | 'bodyTimeoutMs' | 'clientConnectionLimit'
 >;
 
+/** What the app needs of a component: its routes and its readiness (the service's Component is one). */
+export interface AppComponent {
+  name: string;
+  /** Registers the component's routes (an encapsulated Fastify plugin, schemas on every route). */
+  routes?(app: FastifyInstance): Promise<void>;
+  /** Extra facts for /readyz, and false `ok` when the component cannot serve. */
+  health?(): Promise<{ ok: boolean; [fact: string]: unknown }>;
+}
+
 export interface BuildAppOptions {
   config: AppConfig;
   /** Registry `/metrics` serves; components register their metrics in it too. */
@@ -38,7 +47,7 @@ export interface BuildAppOptions {
   /** API keys; enables the admin key API. Without it, every route that needs a key answers 401. */
   keys?: ApiKeys;
   /** Registered in order, each as an encapsulated plugin; their `health` joins /readyz. */
-  components?: Component[];
+  components?: AppComponent[];
   /** Extra /readyz checks by name (chain head, follower lag, store). */
   health?: Record<string, HealthProvider>;
   /** Add the process's default metrics to the registry (once per registry). Default true. */
@@ -123,7 +132,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
   });
 
   app.setErrorHandler((err, request, reply) => {
-    const { statusCode, body, headers } = toErrorResponse(err);
+    const { statusCode, body, headers } = isStoreUnavailable(err) ? { ...STORE_UNAVAILABLE, body: { ...STORE_UNAVAILABLE.body } as ErrorBody } : toErrorResponse(err);
     if (statusCode >= 500) {
       request.log.error({ err, reqId: request.id }, 'request failed');
       body.request_id = request.id;

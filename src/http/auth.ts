@@ -6,7 +6,7 @@
 // parameters (default `token`). Routes without `config.auth` are public (health, docs, metrics).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { hasScope, type Principal, type Scope } from '../auth/keys.js';
-import { ApiError, errorResponseSchema, forbidden, unauthorized } from './errors.js';
+import { ApiError, errorResponseSchema, forbidden, unauthorized } from '../errors.js';
 
 export interface RouteAuth {
   /** Scope the key must hold; with a list, any one of them (admin holds every scope). */

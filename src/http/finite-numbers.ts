@@ -4,7 +4,7 @@
 // check runs before validation on every route whose querystring or path schema has a numeric field:
 // such values answer 400 naming the field, like any other validation error.
 import type { FastifyRequest, RouteOptions } from 'fastify';
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 
 type Part = 'querystring' | 'params';
 

@@ -7,7 +7,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { dropTestStore, openTestStore } from '../../test/support/stores.js';
 import type { Component } from '../service/component.js';
 import type { Store } from '../store/db.js';
-import { startTestApp, type TestApp } from './testing.js';
+import { startTestApp, type TestApp } from '../../test/support/app.js';
 
 let gate: Promise<void> = Promise.resolve();
 const echo: Component = {

@@ -5,7 +5,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConcurrencyLimiter, releaseWhenClosed } from './auth.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
 
 export interface ClientLimitsOptions {
   /** Longest silence while a request body arrives, in ms. */

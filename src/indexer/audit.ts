@@ -4,7 +4,7 @@
 // creation (balance 0) or a checkpoint — the balance on chain an earlier audit saw, stored by it.
 import type { AccountId, HashHex } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import { chainCall, jettonBalance } from './chain.js';
 import { TON } from './extract.js';
 import { asDb, type EntryKey } from './store.js';

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { StoreEventLog } from '../bus/store-log.js';
 import { writeCursor } from '../bus/cursors.js';
 import { makePosition, type EventBatch } from '../bus/events.js';
-import { openTestDevnet, type TestDevnet } from '../chain/devnet/testing.js';
+import { openTestDevnet, type TestDevnet } from '../../test/support/devnet.js';
 import { settle } from '../chain/devnet/genesis.js';
 import type { ChainSource } from '../chain/source.js';
 import type { Store } from '../store/db.js';
@@ -15,7 +15,7 @@ import { TON } from './extract.js';
 import { Indexer } from './indexer.js';
 import { IndexerQueries } from './queries.js';
 import { asDb, getTracked, historyRows } from './store.js';
-import { chainHistory, newestFirst, tonTruth } from './testing.js';
+import { chainHistory, newestFirst, tonTruth } from '../../test/support/indexer.js';
 
 let devnet: TestDevnet;
 const id = (name: string) => devnet.directory.wallets.find((w) => w.name === name)!.id;

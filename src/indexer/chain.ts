@@ -2,10 +2,10 @@
 // a jetton wallet as its master derives it, a jetton wallet's balance, and DNS resolution.
 import { beginCell } from '@ton/core';
 import { accountToAddress, addressToRaw } from '../chain/address.js';
-import { resolveDns, walletFromRecord } from '../chain/devnet/dns.js';
+import { resolveDns, walletFromRecord } from '../chain/dns.js';
 import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
-import { ApiError, badRequest } from '../http/errors.js';
+import { ApiError, badRequest } from '../errors.js';
 
 /** The chain source failed (not the caller's fault): a 503 naming the operation. */
 export function noNode(operation: string, err: unknown): ApiError {

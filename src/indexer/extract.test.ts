@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginCell } from '@ton/core';
 import { NOBODY } from '../chain/devnet/scenarios.js';
-import { openTestDevnet, runTrace, type TestDevnet } from '../chain/devnet/testing.js';
+import { openTestDevnet, runTrace, type TestDevnet } from '../../test/support/devnet.js';
 import { addressToRaw } from '../chain/address.js';
 import type { TransactionModel } from '../chain/model.js';
 import { bouncedJettonAmount, CLAIMS, extract, TON, transactionFee, type TransferRecord } from './extract.js';

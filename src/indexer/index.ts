@@ -1,12 +1,6 @@
 // The deposit indexer (component B): tracked addresses and jetton deposits, backfill to contract
 // creation, live tracking of finalized blocks, transfer classification, balances, audit, DNS and
 // status. `indexerComponent` plugs it into the service; docs/INDEXER.md describes it.
-import { parseAccountId } from '../chain/address.js';
-import { DevnetChain } from '../chain/devnet/chain.js';
-import { ROOT_DNS_ADDRESS } from '../chain/devnet/directory.js';
-import { addressToRaw } from '../chain/address.js';
-import type { AccountId } from '../chain/model.js';
-import type { ChainSource } from '../chain/source.js';
 import type { Component, ComponentFactory } from '../service/component.js';
 import { Indexer } from './indexer.js';
 import { IndexerMetrics } from './metrics.js';
@@ -19,16 +13,6 @@ export { IndexerQueries } from './queries.js';
 export { extract, transactionFee, commentOf, TON, CLAIMS, type TransferRecord, type Role, type Extraction } from './extract.js';
 export { TrackedSet } from './tracked.js';
 export { indexerMigrations } from './migrations.js';
-
-/**
- * The root DNS resolver: the configured one; on the devnet the one it publishes (its directory);
- * otherwise mainnet's, the address in config parameter #4.
- */
-export function dnsRootOf(source: ChainSource, configured: string | undefined): AccountId {
-  if (configured) return parseAccountId(configured);
-  if (source instanceof DevnetChain && source.directory) return source.directory.dns.rootId;
-  return addressToRaw(ROOT_DNS_ADDRESS);
-}
 
 export const indexerComponent: ComponentFactory = (ctx) => {
   const metrics = new IndexerMetrics(ctx.metrics);
@@ -43,7 +27,7 @@ export const indexerComponent: ComponentFactory = (ctx) => {
   });
   const queries = new IndexerQueries(ctx.store, ctx.source, ctx.now);
   const status = new IndexerStatus(indexer, ctx.store, ctx.source, ctx.now, metrics);
-  const dnsRoot = dnsRootOf(ctx.source, ctx.config.indexerDnsRoot);
+  const dnsRoot = ctx.profile.dnsRoot;
   let started = false;
   const component: Component = {
     name: 'indexer',

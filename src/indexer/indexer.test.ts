@@ -1,16 +1,17 @@
 // Acceptance of #8 on the devnet, through the real service: after a scripted mix of deposits,
 // fakes, failures and withdrawals, each tracked history equals a ground truth computed in the test
 // from the chain's own transactions, and every audit reconciles to zero.
+import { indexerMigrations } from './migrations.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToRaw } from '../chain/address.js';
 import type { DevnetChain } from '../chain/devnet/chain.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
-import { chainHistory, claimTruth, jettonTruth, newestFirst, tonTruth, type Expected } from './testing.js';
+import { chainHistory, claimTruth, jettonTruth, newestFirst, tonTruth, type Expected } from '../../test/support/indexer.js';
 import { jettonWalletAddress } from './chain.js';
 
 const components = [
-  { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
-  { name: 'indexer', load: async () => (await import('./index.js')).indexerComponent },
+  { name: 'devnet', load: async () => (await import('../service/devnet.js')).devnetComponent },
+  { name: 'indexer', migrations: indexerMigrations, load: async () => (await import('./index.js')).indexerComponent },
 ];
 
 let service: TestService;

@@ -9,7 +9,7 @@ import { positionSeqno, type EventBatch } from '../bus/events.js';
 import type { EventLog } from '../bus/types.js';
 import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
-import { conflict } from '../http/errors.js';
+import { conflict } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { Backfill } from './backfill.js';
 import { chainCall, jettonWalletAddress } from './chain.js';

@@ -1,7 +1,7 @@
 // Wire forms of the indexer's records (compat.md §6) and of the history cursor.
 import type { Static } from '@sinclair/typebox';
 import { parseHash } from '../chain/hash.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import type { Direction, TransferKind, TransferStatus } from './extract.js';
 import type { Transfer } from './schemas.js';
 import type { HistoryCursor } from './store.js';

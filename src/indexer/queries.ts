@@ -2,7 +2,7 @@
 // and the audit. Every answer is about one tracked entry; an untracked one is a 404.
 import type { AccountId, HashHex } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { chainCall, jettonBalance } from './chain.js';
 import { TON } from './extract.js';

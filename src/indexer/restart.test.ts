@@ -1,16 +1,17 @@
 // The indexer across a service restart on the same data dir: tracked entries and the live cursor
 // survive, transfers made after the restart join the history, and the audit still reconciles.
+import { indexerMigrations } from './migrations.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DevnetChain } from '../chain/devnet/chain.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
-import { chainHistory, newestFirst, tonTruth } from './testing.js';
+import { chainHistory, newestFirst, tonTruth } from '../../test/support/indexer.js';
 
 const components = [
-  { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
-  { name: 'indexer', load: async () => (await import('./index.js')).indexerComponent },
+  { name: 'devnet', load: async () => (await import('../service/devnet.js')).devnetComponent },
+  { name: 'indexer', migrations: indexerMigrations, load: async () => (await import('./index.js')).indexerComponent },
 ];
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tonwatch-indexer-restart-'));
 let service: TestService | undefined;

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseAccountId } from '../chain/address.js';
 import { parseHash } from '../chain/hash.js';
 import type { AccountId } from '../chain/model.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
 import { resolveWallet } from './chain.js';
 import { TON } from './extract.js';
 import type { Indexer } from './indexer.js';
@@ -20,7 +20,8 @@ export interface IndexerRoutesOptions {
   status: IndexerStatus;
   source: import('../chain/source.js').ChainSource;
   /** Root DNS resolver (config param 4 on real networks; published by the devnet). */
-  dnsRoot: AccountId;
+  /** The network profile's root DNS resolver; null while unknown (resolution answers 503). */
+  dnsRoot: AccountId | null;
 }
 
 function account(input: string, field: string): AccountId {
@@ -160,6 +161,7 @@ export async function indexerRoutes(fastify: FastifyInstance, opts: IndexerRoute
       },
     },
     async (req) => {
+      if (!opts.dnsRoot) throw new ApiError(503, 'no root DNS resolver is known for this network: set TONWATCH_DNS_ROOT', { error_code: 'no_dns_root' });
       const resolved = await resolveWallet(opts.source, opts.dnsRoot, req.params.domain);
       if (!resolved) throw notFound(`${req.params.domain} has no wallet record`);
       return resolved;

@@ -3,13 +3,10 @@
 // whole pool; no other key reaches any of it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetChain } from '../chain/devnet/chain.js';
+import { componentFactories } from '../components.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
 
-const components = [
-  { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
-  { name: 'indexer', load: async () => (await import('./index.js')).indexerComponent },
-  { name: 'invoices', load: async () => (await import('../invoices/index.js')).invoicesComponent },
-];
+const components = componentFactories.filter((c) => ['devnet', 'indexer', 'invoices'].includes(c.name));
 
 let service: TestService;
 let bob: string;

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import { run as appsCli } from '../cli/commands/apps.js';
-import { Receiver } from '../webhooks/testing.js';
+import { Receiver } from '../../test/support/webhooks.js';
 import type { InvoiceJson } from './model.js';
-import { createApp, createInvoice, devnet, devnetAndInvoices, json, pay, settleInvoices, walletAddress } from './testing.js';
+import { createApp, createInvoice, devnet, devnetAndInvoices, json, pay, settleInvoices, walletAddress } from '../../test/support/invoices.js';
 
 const B = '/api/v1/services/invoices';
 

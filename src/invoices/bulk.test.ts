@@ -8,9 +8,9 @@ import type { DevnetChain } from '../chain/devnet/chain.js';
 import { parseTransferLink } from '../chain/devnet/links.js';
 import { sendFromWallet } from '../chain/devnet/sender.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
-import { Receiver } from '../webhooks/testing.js';
+import { Receiver } from '../../test/support/webhooks.js';
 import type { InvoiceJson } from './model.js';
-import { createApp, createInvoice, devnetAndInvoices, json, pay, settleInvoices, walletAddress, withAmount } from './testing.js';
+import { createApp, createInvoice, devnetAndInvoices, json, pay, settleInvoices, walletAddress, withAmount } from '../../test/support/invoices.js';
 
 const N = 1000;
 const V4_PAYERS = ['alice', 'carol', 'mallory'];

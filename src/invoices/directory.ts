@@ -4,7 +4,7 @@
 // reloads everything from the store (at start and periodically, for changes by other processes).
 import type { Kysely } from 'kysely';
 import type { AccountId } from '../chain/model.js';
-import type { DeliveryEngine } from '../webhooks/delivery/index.js';
+import type { DeliveryEngine } from '../delivery/index.js';
 import { selectApps, selectRecipients, type RecipientRow } from './apps.js';
 import { appIdOfOwnerRef, type App } from './model.js';
 

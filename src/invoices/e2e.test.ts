@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../../test/support/service.js';
-import { Receiver, until } from '../webhooks/testing.js';
+import { Receiver, until } from '../../test/support/webhooks.js';
 import type { InvoiceJson } from './model.js';
 import {
   createApp,
@@ -17,7 +17,7 @@ import {
   settleInvoices,
   walletAddress,
   withAmount,
-} from './testing.js';
+} from '../../test/support/invoices.js';
 
 const TON = 1_000_000_000n;
 const USDT = 1_000_000n;

@@ -4,7 +4,7 @@
 import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
 import { toFriendly } from '../chain/address.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 
 /** How far back the history walk looks for an outgoing transaction (16 per call). */
 const MAX_HISTORY_CALLS = 8;

@@ -4,7 +4,6 @@
 import { ApiKeys } from '../auth/keys.js';
 import { startConsumer, type Consumer } from '../bus/consumer.js';
 import type { Component, ServiceContext } from '../service/component.js';
-import { deliveryEngine } from '../webhooks/index.js';
 import { selectRecipients, upsertRecipient } from './apps.js';
 import { AppDirectory } from './directory.js';
 import { ExpiryTimer } from './expiry.js';
@@ -13,7 +12,7 @@ import { InvoiceMetrics } from './metrics.js';
 import { appRoutes } from './routes/apps.js';
 import { invoiceRoutes } from './routes/invoices.js';
 import { InvoicesService } from './service.js';
-import { deriveJettonWallet, resolveUsdtMaster } from './usdt.js';
+import { deriveJettonWallet } from './usdt.js';
 
 export { invoicesMigrations } from './migrations.js';
 export { InvoicesService } from './service.js';
@@ -34,12 +33,12 @@ export interface InvoicesComponent extends Component {
 }
 
 export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent {
-  const engine = deliveryEngine(ctx);
+  const engine = ctx.delivery;
   const logger = ctx.logger;
   const metrics = new InvoiceMetrics(ctx.metrics);
   const directory = new AppDirectory(ctx.store.db, engine);
-  const usdtMaster = resolveUsdtMaster(ctx.config.usdtMaster, ctx.source, ctx.config.network);
-  const testOnly = ctx.source.network === 'testnet' || (ctx.config.chain === 'liteserver' && ctx.config.network === 'testnet');
+  const usdtMaster = ctx.profile.usdtMaster;
+  const testOnly = ctx.profile.testOnly;
   let consumer: Consumer | null = null;
   let refresher: NodeJS.Timeout | null = null;
   const matcher = new InvoiceMatcher({ engine, directory, metrics, logger, now: ctx.now });
@@ -82,14 +81,13 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
     async start() {
       await rederiveUsdtWallets();
       await directory.refresh();
-      await engine.start();
       consumer = await startConsumer({
         name: CONSUMER_NAME,
         log: ctx.events,
         store: ctx.store,
         logger,
-        // the devnet's whole history is in the log: payments made while the service was down count
-        startAt: ctx.source.network === 'devnet' ? 'oldest' : 'head',
+        // where the whole history is in the log, payments made while the service was down count
+        startAt: ctx.profile.startAt,
         handle: async (batch, trx) => {
           await matcher.handle(batch, trx);
         },
@@ -110,7 +108,6 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
       await expiry.stop();
       await consumer?.stop();
       consumer = null;
-      await engine.stop();
     },
     async health() {
       return {

@@ -2,7 +2,7 @@
 // matcher's batch, a cancel, an expiry sweep): one delivery per event and per endpoint of the
 // application, whose body is the invoice JSON exactly as GET returned it at that moment.
 import type { Kysely } from 'kysely';
-import type { DeliveryEngine, DeliveryIntent } from '../webhooks/delivery/index.js';
+import type { DeliveryEngine, DeliveryIntent } from '../delivery/index.js';
 import type { AppDirectory } from './directory.js';
 import type { InvoiceMetrics } from './metrics.js';
 import { invoiceJson, type Invoice, type InvoiceEventType, type Payment } from './model.js';

@@ -3,11 +3,9 @@
 // times are unix seconds.
 import type { AccountId, HashHex } from '../chain/model.js';
 
-export const CURRENCIES = ['TON', 'USDT'] as const;
-export type Currency = (typeof CURRENCIES)[number];
+import { CURRENCIES, STATUSES, type Currency, type InvoiceJson, type InvoiceStatus, type PaymentJson, type PaymentKind } from './wire.js';
 
-export const STATUSES = ['pending', 'paid', 'cancelled', 'expired'] as const;
-export type InvoiceStatus = (typeof STATUSES)[number];
+export { CURRENCIES, STATUSES, type Currency, type InvoiceJson, type InvoiceStatus, type PaymentJson, type PaymentKind };
 
 /** Minimal units per currency, and the bounds of an invoice amount (0.001 … 1,000,000,000 of the currency). */
 export const DECIMALS: Record<Currency, number> = { TON: 9, USDT: 6 };
@@ -17,7 +15,6 @@ export const MAX_LIFE_TIME = 90 * 86_400;
 export const MAX_DESCRIPTION = 255;
 
 /** How a payment counted: toward the amount, beyond it on a paid invoice, or after expiry/cancel. */
-export type PaymentKind = 'payment' | 'excess' | 'late';
 
 export type InvoiceEventType = 'invoice.paid' | 'invoice.expired' | 'invoice.cancelled' | 'invoice.overpaid';
 
@@ -60,33 +57,6 @@ export interface Payment {
   lt: bigint;
   utime: number;
   mcSeqno: number;
-}
-
-export interface PaymentJson {
-  tx_hash: string;
-  lt: number;
-  amount: string;
-  payer: string | null;
-  kind: PaymentKind;
-  utime: number;
-}
-
-/** The invoice on the wire (compat.md §5) plus `date_paid` and `payments` (ours, documented). */
-export interface InvoiceJson {
-  id: string;
-  status: InvoiceStatus;
-  amount: string;
-  currency: Currency;
-  description?: string;
-  date_create: number;
-  date_expire: number;
-  date_change?: number;
-  date_paid?: number;
-  payment_link: string;
-  pay_to_address: string;
-  paid_by_address?: string;
-  overpayment?: string;
-  payments?: PaymentJson[];
 }
 
 export function paymentJson(p: Payment): PaymentJson {

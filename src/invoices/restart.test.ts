@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../test/support/service.js';
-import { Receiver } from '../webhooks/testing.js';
+import { Receiver } from '../../test/support/webhooks.js';
 import type { InvoiceJson } from './model.js';
-import { createApp, createInvoice, devnetAndInvoices, getInvoice, walletAddress } from './testing.js';
+import { createApp, createInvoice, devnetAndInvoices, getInvoice, walletAddress } from '../../test/support/invoices.js';
 
 describe('expiry across a restart', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tonwatch-invoices-restart-'));

@@ -3,10 +3,11 @@
 // Every function takes the handle to use, so callers can run them inside their own transaction.
 import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { conflict } from '../http/errors.js';
+import { conflict } from '../errors.js';
 import { toNum } from '../store/db.js';
 import { dialectOf } from '../store/types.js';
 import type { Currency, Invoice, Payment } from './model.js';
+import type { InvoiceStats } from './wire.js';
 import { chunks, invoiceDb, invoiceFromRow, paymentFromRow, type InvoiceRow, type InvoiceTables } from './tables.js';
 import type { ListFilter, NewInvoiceInput } from './validate.js';
 
@@ -203,16 +204,7 @@ export async function* exportPages(db: Kysely<any>, appId: number, f: ListFilter
 
 // ---- stats ---------------------------------------------------------------------------------
 
-export interface InvoiceStats {
-  total: number;
-  success_total: string;
-  success_in_week: string;
-  invoices_in_progress: number;
-  total_amount_pending: string;
-  currency: Currency;
-  /** Ours: paid amounts per UTC day over the last 30 days, oldest first, days without payments left out. */
-  paid_per_day: Array<{ day: number; amount: string; count: number }>;
-}
+export type { InvoiceStats } from './wire.js';
 
 /** Sums in two parts (units ÷ 10^9 and the rest) so no SQL sum of bigint amounts can overflow. */
 const SPLIT = 1_000_000_000n;

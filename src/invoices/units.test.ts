@@ -7,7 +7,7 @@ import { parseTransferLink } from '../chain/devnet/links.js';
 import { csvField } from './csv.js';
 import { paymentLink, invoicePayloadBase64 } from './links.js';
 import type { Invoice } from './model.js';
-import { MAINNET_USDT_MASTER } from './usdt.js';
+import { MAINNET_USDT_MASTER } from '../chain/profile.js';
 import { applyPayment, cancel, expire } from './state.js';
 import { formatUnits, listFilterInput } from './validate.js';
 

@@ -1,7 +1,7 @@
 // Checks of everything a client sends: each failure is a 400 naming the field and what is allowed.
 import { InvalidAddressError, parseAccountId } from '../chain/address.js';
 import type { AccountId } from '../chain/model.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 import {
   CURRENCIES,
   DECIMALS,

@@ -7,10 +7,13 @@ import type { FinalizedBlock, PendingMessage, TransactionModel } from '../chain/
 import type { ChainSource } from '../chain/source.js';
 import { readCursor, writeCursor } from '../bus/cursors.js';
 import { MEMPOOL_BASE, makePosition, type ChainEvent, type EventBatch, type UnplacedEvent } from '../bus/events.js';
-import type { StoreEventLog } from '../bus/store-log.js';
+import type { EventLogWriter } from '../bus/types.js';
 import type { Store } from '../store/db.js';
 import { toNum } from '../store/db.js';
 import { FollowerMetrics } from './metrics.js';
+import type { FollowerStatus } from './status.js';
+
+export type { FollowerStatus } from './status.js';
 import { TraceTracker, type TraceState } from './traces.js';
 
 const CURSOR = 'follower';
@@ -20,7 +23,7 @@ const TRACE_UPSERT_CHUNK = 500;
 export interface FollowerOptions {
   source: ChainSource;
   store: Store;
-  log: StoreEventLog;
+  log: EventLogWriter;
   logger: Logger;
   metrics?: FollowerMetrics;
   /** First block when there is no cursor yet: the oldest the source has (devnet) or its head. */
@@ -31,20 +34,6 @@ export interface FollowerOptions {
   pruneIntervalMs?: number;
   maxTraceAgeBlocks?: number;
   now?: () => number;
-}
-
-export interface FollowerStatus {
-  running: boolean;
-  /** Last masterchain seqno appended to the log. */
-  lastSeqno: number | null;
-  /** Latest finalized masterchain seqno the source reported. */
-  headSeqno: number | null;
-  lagBlocks: number | null;
-  /** Seconds between now and the generation time of the last appended block. */
-  lagSeconds: number | null;
-  tracesInFlight: number;
-  /** Why the last step failed (the store or the source), while the follower is retrying; null when it is not. */
-  error: string | null;
 }
 
 /** Retries after a failed step back off from this to FAILURE_BACKOFF_MAX_MS, so a store outage is not a busy loop. */
@@ -206,7 +195,7 @@ export class Follower {
       this.options.logger.warn({ memory: this.lastSeqno, stored }, 'follower cursor reloaded from the store after a lost commit answer');
       this.lastSeqno = stored;
     }
-    await this.options.log.open();
+    await this.options.log.resync();
   }
 
   private keepUnappended(message: PendingMessage, err: unknown): void {
@@ -257,14 +246,13 @@ export class Follower {
       lastPosition: events[events.length - 1]!.position,
       events,
     };
-    await this.options.store.db.transaction().execute(async (trx) => {
-      await this.options.log.append(trx, batch);
+    // the log publishes the batch once the batch, the cursor and the trace state have committed
+    await this.options.log.appendBatch(batch, async (trx) => {
       await writeCursor(trx, CURSOR, seqno, this.now());
       await this.persistTraces(trx, traced.changed, traced.removed);
     });
     this.lastSeqno = seqno;
     this.lastGenUtime = block.masterchain.genUtime;
-    this.options.log.published(batch);
     this.options.metrics?.appended(batch, performance.now() - started, this.status());
     for (const waiter of this.seqnoWaiters) {
       if (seqno >= waiter.seqno) {
@@ -312,8 +300,7 @@ export class Follower {
       lastPosition: position,
       events: [{ type: 'mempool', message, position, mcSeqno: seqno }],
     };
-    await this.options.store.db.transaction().execute((trx) => this.options.log.append(trx, batch));
-    this.options.log.published(batch);
+    await this.options.log.appendBatch(batch);
     this.options.metrics?.appended(batch, 0, this.status());
   }
 

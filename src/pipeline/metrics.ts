@@ -1,7 +1,7 @@
 // Prometheus metrics of the follower: how far behind the chain it is and what it appends.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { EventBatch } from '../bus/events.js';
-import type { FollowerStatus } from './follower.js';
+import type { FollowerStatus } from './status.js';
 
 export class FollowerMetrics {
   readonly lastSeqno: Gauge;

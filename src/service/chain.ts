@@ -1,24 +1,36 @@
 // Picks the chain source from configuration: the embedded devnet (default), the replay source
-// (load tests), or liteservers (real networks; not in this build yet).
+// (load tests), or liteservers (real networks; not in this build yet), and the network profile
+// that goes with it. Each source is loaded on demand: the devnet pulls in the TVM and Tolk.
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
+import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
 
-export async function createChainSource(config: Config, logger: Logger): Promise<ChainSource> {
+export interface ChainChoice {
+  source: ChainSource;
+  /** The source's network profile with the configured overrides; call after `source.start()`. */
+  profile(): Promise<NetworkProfile>;
+}
+
+export async function createChainSource(config: Config, logger: Logger): Promise<ChainChoice> {
+  const overrides = { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot };
   switch (config.chain) {
     case 'devnet': {
-      const { createDevnetChain } = await import('../chain/devnet/index.js');
-      return createDevnetChain({
+      const { createDevnetChain, devnetProfile } = await import('../chain/devnet/index.js');
+      const chain = createDevnetChain({
         dataDir: path.join(config.dataDir, 'devnet'),
         blockIntervalMs: config.blockIntervalMs,
         manual: config.devnetManualBlocks,
         onWarning: (message) => logger.warn({ component: 'devnet' }, message),
       });
+      return { source: chain, profile: async () => withOverrides(await devnetProfile(chain), overrides) };
     }
     case 'replay': {
       const { createReplaySource, replayOptionsFromConfig } = await import('../chain/replay/index.js');
-      return createReplaySource(replayOptionsFromConfig(config));
+      // Synthetic blocks standing in for the configured network; its addresses are not test-only.
+      const profile: NetworkProfile = { ...realNetworkProfile(config.network), network: 'replay', testOnly: false };
+      return { source: createReplaySource(replayOptionsFromConfig(config)), profile: async () => withOverrides(profile, overrides) };
     }
     case 'liteserver':
       throw new ConfigError([

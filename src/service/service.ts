@@ -9,9 +9,12 @@ import { Registry } from 'prom-client';
 import { ApiKeys } from '../auth/keys.js';
 import { ensureAdminKey, type AdminKeyResult } from '../auth/admin-key.js';
 import { StoreEventLog } from '../bus/store-log.js';
+import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
 import type { Config } from '../config.js';
 import { storeOptions } from '../config.js';
+import { systemClock } from '../delivery/clock.js';
+import { DeliveryEngine, deliveryOptionsFromConfig, type DeliveryEngineOptions } from '../delivery/engine.js';
 import { buildApp, type App } from '../http/app.js';
 import { checkChainIdentity, recordChainIdentity } from '../pipeline/chain-identity.js';
 import { Follower } from '../pipeline/follower.js';
@@ -20,8 +23,8 @@ import { openStore, type Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { registerStoreMetrics } from '../store/metrics.js';
 import { createChainSource } from './chain.js';
-import type { Component, ComponentFactory, ServiceContext } from './component.js';
-import { componentFactories } from './components.js';
+import type { Component, ComponentEntry, ServiceContext } from './component.js';
+import { serviceMigrations } from './migrations.js';
 
 /** The follower may lag this many blocks before /readyz says not ready. */
 const READY_LAG_BLOCKS = 30;
@@ -30,8 +33,10 @@ export interface StartServiceOptions {
   logger?: Logger;
   /** Wall clock in ms for components (tests move time with it). */
   now?: () => number;
-  /** Replaces the registered component list (tests of one component). */
-  components?: Array<{ name: string; load: () => Promise<ComponentFactory> }>;
+  /** The components, in start order: src/components.ts, or a few of them (tests of one component). */
+  components: readonly ComponentEntry[];
+  /** The delivery engine's clock and host resolver (tests of retries and address checks). */
+  delivery?: Pick<DeliveryEngineOptions, 'clock' | 'resolve'>;
 }
 
 export interface RunningService {
@@ -41,6 +46,7 @@ export interface RunningService {
   port: number;
   store: Store;
   source: ChainSource;
+  profile: NetworkProfile;
   events: StoreEventLog;
   follower: Follower;
   app: App;
@@ -49,23 +55,25 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, options: StartServiceOptions = {}): Promise<RunningService> {
+export async function startService(config: Config, options: StartServiceOptions): Promise<RunningService> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const now = options.now ?? Date.now;
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
     const store = await openStore(storeOptions(config));
     cleanup.push(() => store.close());
-    const source = await createChainSource(config, logger);
+    const chain = await createChainSource(config, logger);
+    const source = chain.source;
     await source.start();
     cleanup.push(() => source.stop());
     // Before anything is written: a store that holds another chain's history is refused.
     await checkChainIdentity(store, source.identity());
 
-    const applied = await migrate(store);
+    const applied = await migrate(store, [...serviceMigrations, ...options.components.map((c) => c.migrations ?? [])]);
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
     await recordChainIdentity(store, source.identity(), now());
     const adminKey = await ensureAdminKey(store, config);
+    const profile = await chain.profile();
 
     const metrics = new Registry();
     registerStoreMetrics(metrics, store);
@@ -77,16 +85,24 @@ export async function startService(config: Config, options: StartServiceOptions 
       log: events,
       logger: logger.child({ component: 'follower' }),
       metrics: new FollowerMetrics(metrics),
-      // The devnet's whole history fits in the log; on real networks start at the head.
-      startAt: source.network === 'devnet' ? 'oldest' : 'head',
+      startAt: profile.startAt,
       now,
     });
     await follower.start();
     cleanup.push(() => follower.stop());
 
-    const ctx: ServiceContext = { config, store, source, events, logger, metrics, now };
+    // One delivery engine for every producer of webhooks (webhooks, invoices).
+    const delivery = new DeliveryEngine({
+      store,
+      ...deliveryOptionsFromConfig(config),
+      clock: { now, setTimeout: systemClock.setTimeout },
+      logger: logger.child({ component: 'webhook-delivery' }),
+      metrics,
+      ...options.delivery,
+    });
+    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now };
     const components: Component[] = [];
-    for (const entry of options.components ?? componentFactories) {
+    for (const entry of options.components) {
       const factory = await entry.load();
       components.push(await factory({ ...ctx, logger: logger.child({ component: entry.name }) }));
     }
@@ -121,10 +137,13 @@ export async function startService(config: Config, options: StartServiceOptions 
       for (const c of [...components].reverse()) {
         await c.stop?.().catch((err) => logger.error({ err, component: c.name }, 'component stop failed'));
       }
+      // After the producers: their last deliveries go out while the store is open.
+      await delivery.stop().catch((err) => logger.error({ err }, 'delivery engine stop failed'));
     };
     app.addHook('preClose', stopComponents);
     await app.listen({ port: config.port, host: config.host });
     cleanup.push(() => app.close());
+    await delivery.start();
     for (const c of components) await c.start?.();
 
     const address = app.server.address();
@@ -143,7 +162,7 @@ export async function startService(config: Config, options: StartServiceOptions 
         }
         logger.info('tonwatch stopped');
       })());
-    return { config, url, port, store, source, events, follower, app, components, adminKey, stop };
+    return { config, url, port, store, source, profile, events, follower, app, components, adminKey, stop };
   } catch (err) {
     for (const step of cleanup.reverse()) await step().catch(() => {});
     throw err;

@@ -14,3 +14,10 @@ export function isStoreUnavailable(err: unknown): boolean {
   if (SQLITE_UNAVAILABLE.test(code) || NODE_UNAVAILABLE.has(code) || POSTGRES_UNAVAILABLE.test(code)) return true;
   return typeof e.message === 'string' && PG_CLIENT_UNAVAILABLE.test(e.message);
 }
+
+/** The answer to a request the store could not serve: 503 with a retry hint (the HTTP error handler sends it). */
+export const STORE_UNAVAILABLE = {
+  statusCode: 503,
+  body: { error: 'the store cannot take requests right now (a full disk or a lost database connection); try again shortly', error_code: 'store_unavailable' },
+  headers: { 'retry-after': '5' },
+} as const;

@@ -1,16 +1,18 @@
-// Migrations are owned by components: each exports a list named `<component>_<nnn>_<what>`.
-// They run at start, in name order, and later additions may sort before applied ones.
+// Migrations are owned by the layers and components whose tables they create: each exports a list
+// named `<owner>_<nnn>_<what>` and hands it up (the service's own, then each component's through
+// its registration in src/components.ts). They run at start, in name order, and later additions
+// may sort before applied ones.
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Store } from './db.js';
-import { migrationSets } from './migrations.js';
 
 export interface NamedMigration extends Migration {
   name: string;
 }
 
-export async function migrate(store: Store): Promise<string[]> {
+/** Applies every migration of `sets` not yet applied; returns the names applied now. */
+export async function migrate(store: Store, sets: readonly (readonly NamedMigration[])[]): Promise<string[]> {
   const all = new Map<string, Migration>();
-  for (const set of migrationSets) {
+  for (const set of sets) {
     for (const m of set) {
       if (all.has(m.name)) throw new Error(`duplicate migration name ${m.name}`);
       all.set(m.name, { up: m.up, down: m.down });

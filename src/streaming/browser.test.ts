@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../test/support/chromium.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import type { TransactionEvent } from '../bus/events.js';
-import { componentFactories } from '../service/components.js';
+import { componentFactories } from '../components.js';
 import type { StreamHub } from './hub.js';
 
 /** What the page collects (the test's tsconfig has no DOM types: the page code reaches them through `globalThis`). */

@@ -9,7 +9,7 @@ import { makePosition } from '../bus/events.js';
 import type { TraceModel, TransactionModel } from '../chain/model.js';
 import { parseMessageAbi, renderModule } from '../../scripts/operation-names.js';
 import { OPERATION_NAMES, parseOperations } from './operations.js';
-import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from './testing.js';
+import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from '../../test/support/streaming.js';
 
 const NFT_TRANSFER = 0x5fcc3d14;
 const A = account(1);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import type { ChainEvent, TransactionEvent } from '../bus/events.js';
-import { componentFactories } from '../service/components.js';
+import { componentFactories } from '../components.js';
 
 const JETTON_TRANSFER = 0x0f8a7ea5;
 const TRANSFER_NOTIFICATION = 0x7362d09c;

@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import type { ChainEvent, MempoolEvent, TraceEvent, TransactionEvent } from '../bus/events.js';
-import { componentFactories } from '../service/components.js';
-import { openRawStream as openRaw, sseMessages } from './testing.js';
+import { componentFactories } from '../components.js';
+import { openRawStream as openRaw, sseMessages } from '../../test/support/streaming.js';
 
 const JETTON_TRANSFER = 0x0f8a7ea5;
 

@@ -12,7 +12,7 @@ import type { ChainEvent, EventBatch } from '../bus/events.js';
 import { createReplaySource, type ReplaySource } from '../chain/replay/source.js';
 import type { AccountId, TransactionModel } from '../chain/model.js';
 import { Follower } from '../pipeline/follower.js';
-import { blockBatch, blockEvent, mempoolBatch, openRawStream, sseMessages, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from './testing.js';
+import { blockBatch, blockEvent, mempoolBatch, openRawStream, sseMessages, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from '../../test/support/streaming.js';
 
 type Kind = 'transactions' | 'traces' | 'mempool';
 interface Filter {

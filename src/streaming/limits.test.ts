@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { account, blockHeader, transaction } from '../../test/support/model.js';
 import { dropTestStore, openTestStore } from '../../test/support/stores.js';
-import { blockBatch, blockEvent, openRawStream, startStreamTestbed, txEvent, type StreamTestbed } from './testing.js';
+import { blockBatch, blockEvent, openRawStream, startStreamTestbed, txEvent, type StreamTestbed } from '../../test/support/streaming.js';
 
 describe('streaming limits and lifecycle', () => {
   let bed: StreamTestbed | undefined;

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { account, blockHeader, transaction } from '../../test/support/model.js';
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
 import { makePosition, type EventBatch } from '../bus/events.js';
-import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, txEvent, type StreamTestbed } from './testing.js';
+import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, txEvent, type StreamTestbed } from '../../test/support/streaming.js';
 
 const A = account(1);
 const B = account(2);

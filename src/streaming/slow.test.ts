@@ -7,7 +7,7 @@ import { account, blockHeader, transaction } from '../../test/support/model.js';
 import { dropTestStore, openTestStore } from '../../test/support/stores.js';
 import type { EventBatch } from '../bus/events.js';
 import type { StreamConnection } from './connection.js';
-import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, txEvent, type StreamTestbed } from './testing.js';
+import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, txEvent, type StreamTestbed } from '../../test/support/streaming.js';
 
 const BUFFER = 64 * 1024;
 const TX_PER_BATCH = 1500;

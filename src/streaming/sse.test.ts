@@ -8,7 +8,7 @@ import { dialects, dropTestStore, openTestStore } from '../../test/support/store
 import { decodeBlock } from '../chain/decode/index.js';
 import type { TransactionModel } from '../chain/model.js';
 import { makePosition } from '../bus/events.js';
-import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from './testing.js';
+import { blockBatch, blockEvent, openRawStream, sseMessages, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from '../../test/support/streaming.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/mainnet/blocks/${name}`, import.meta.url));
 const mainnetMaster = decodeBlock(fixture('tongo-block-5.boc'));

@@ -6,7 +6,7 @@ import { account, blockHeader, hashOf, message, transaction } from '../../test/s
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
 import { makePosition } from '../bus/events.js';
 import type { PendingMessage, TransactionModel } from '../chain/model.js';
-import { blockBatch, blockEvent, mempoolBatch, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from './testing.js';
+import { blockBatch, blockEvent, mempoolBatch, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from '../../test/support/streaming.js';
 
 /** A ws client that records every text frame and how the socket closed. */
 class RpcClient {

@@ -6,9 +6,9 @@ import { account, hashOf, message, transaction } from '../../test/support/model.
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
 import { toFriendly } from '../chain/address.js';
 import type { Store } from '../store/db.js';
-import { FakeClock } from './delivery/clock.js';
-import { deliveryDb } from './delivery/tables.js';
-import { mempoolBatch, Receiver, startWebhookTestbed, txBatch, until, type WebhookTestbed } from './testing.js';
+import { FakeClock } from '../delivery/clock.js';
+import { deliveryDb } from '../delivery/tables.js';
+import { mempoolBatch, Receiver, startWebhookTestbed, txBatch, until, type WebhookTestbed } from '../../test/support/webhooks.js';
 
 const MIN = 60_000;
 

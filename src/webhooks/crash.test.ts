@@ -7,8 +7,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnService, type SpawnedService } from '../../test/support/service.js';
 import { openStore } from '../store/db.js';
-import { deliveryDb } from './delivery/tables.js';
-import { Receiver, until } from './testing.js';
+import { deliveryDb } from '../delivery/tables.js';
+import { Receiver, until } from '../../test/support/webhooks.js';
 
 describe('webhooks across a SIGKILL', () => {
   const dirs: string[] = [];

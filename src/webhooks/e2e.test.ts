@@ -1,15 +1,16 @@
 // End to end on the devnet: the real service (devnet, follower, event log, webhooks component)
 // with real transactions, a real local receiver and the manual clock for the retry schedule.
+import { webhooksMigrations } from './migrations.js';
 import { Cell } from '@ton/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import type { TransactionModel } from '../chain/model.js';
 import type { ComponentFactory } from '../service/component.js';
-import { FakeClock } from './delivery/clock.js';
-import { sha256Hex } from './delivery/signing.js';
+import { FakeClock } from '../delivery/clock.js';
+import { sha256Hex } from '../delivery/signing.js';
 import { createWebhooksComponent } from './component.js';
-import { Receiver, until } from './testing.js';
+import { Receiver, until } from '../../test/support/webhooks.js';
 
 const MIN = 60_000;
 
@@ -23,9 +24,10 @@ describe('webhooks on the devnet', () => {
   beforeAll(async () => {
     service = await startTestService({
       components: [
-        { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
-        { name: 'webhooks', load: async (): Promise<ComponentFactory> => (ctx) => createWebhooksComponent(ctx, { clock }) },
+        { name: 'devnet', load: async () => (await import('../service/devnet.js')).devnetComponent },
+        { name: 'webhooks', migrations: webhooksMigrations, load: async (): Promise<ComponentFactory> => (ctx) => createWebhooksComponent(ctx) },
       ],
+      delivery: { clock },
     });
     key = await service.key('webhooks');
     const list = (await (await service.api('/devnet/wallets')).json()) as Array<{ name: string; address: string; jettons: Array<{ key: string; wallet: string }> }>;

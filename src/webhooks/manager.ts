@@ -4,10 +4,10 @@
 import type { Kysely } from 'kysely';
 import type { ChainSource } from '../chain/source.js';
 import type { Store } from '../store/db.js';
-import { badRequest, notFound } from '../http/errors.js';
-import type { DeliveryEngine } from './delivery/engine.js';
-import { EndpointRefusedError } from './delivery/ssrf.js';
-import type { DeliveryOutcome, Endpoint } from './delivery/types.js';
+import { badRequest, notFound } from '../errors.js';
+import type { DeliveryEngine } from '../delivery/engine.js';
+import { EndpointRefusedError } from '../delivery/ssrf.js';
+import type { DeliveryOutcome, Endpoint } from '../delivery/types.js';
 import { collectReplay } from './replay.js';
 import { accountKey, transactionBody } from './router.js';
 import * as db from './store.js';

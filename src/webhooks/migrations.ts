@@ -1,12 +1,10 @@
-// Tables of the webhooks component: the delivery engine's (delivery/migrations.ts) and the
-// subscriptions of each webhook. A webhook is a delivery endpoint of producer `webhooks`; its id is
+// Tables of the webhooks component: the subscriptions of each webhook (the delivery engine's
+// tables are the service's, delivery/migrations.ts). A webhook is a delivery endpoint of producer `webhooks`; its id is
 // the endpoint id and its owner the API key that created it.
 import type { Kysely } from 'kysely';
 import type { NamedMigration } from '../store/migrate.js';
-import { deliveryMigrations } from './delivery/migrations.js';
 
 export const webhooksMigrations: NamedMigration[] = [
-  ...deliveryMigrations,
   {
     name: 'webhooks_002_subscriptions',
     async up(db: Kysely<any>) {

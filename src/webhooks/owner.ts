@@ -1,6 +1,6 @@
 // Who owns a webhook: the API key that created it. Every webhooks route needs the `webhooks` scope.
 import type { FastifyRequest } from 'fastify';
-import { unauthorized } from '../http/errors.js';
+import { unauthorized } from '../errors.js';
 
 export const webhooksAuth = { auth: { scope: 'webhooks' as const } };
 

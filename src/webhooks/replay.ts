@@ -2,7 +2,7 @@
 // reaches further than the event log's retention), oldest first.
 import type { TransactionModel } from '../chain/model.js';
 import { MAX_TRANSACTIONS_PER_CALL, type ChainSource } from '../chain/source.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 
 /** Most transactions walked back to find `fromLt`, so one request cannot scan a whole history. */
 export const MAX_REPLAY_WALK = 10_000;

@@ -11,8 +11,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PendingMessage, TransactionModel } from '../chain/model.js';
 import type { EventBatch } from '../bus/events.js';
-import type { DeliveryEngine, EnqueueReceipt } from './delivery/engine.js';
-import type { DeliveryIntent } from './delivery/types.js';
+import type { DeliveryEngine, EnqueueReceipt } from '../delivery/engine.js';
+import type { DeliveryIntent } from '../delivery/types.js';
 import { disableOpcode } from './store.js';
 import type { SubscriptionIndex } from './subscription-index.js';
 

@@ -2,7 +2,7 @@
 // contracts, mempool.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { errorResponseSchema } from '../http/errors.js';
+import { errorResponseSchema } from '../errors.js';
 import type { Webhooks } from './manager.js';
 import { ownerOf, webhooksAuth } from './owner.js';
 import * as S from './schemas.js';

@@ -2,7 +2,7 @@
 // belongs to the key that created it: other keys get 404. Subscription routes: routes-subs.ts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { errorResponseSchema, notFound } from '../http/errors.js';
+import { errorResponseSchema, notFound } from '../errors.js';
 import { ownerOf, webhooksAuth } from './owner.js';
 import type { Webhooks } from './manager.js';
 import { subscriptionRoutes } from './routes-subs.js';

@@ -2,7 +2,7 @@
 // or disabled) and whole-chain feeds (new contracts, mempool).
 import { sql, type Kysely } from 'kysely';
 import { toNum } from '../store/db.js';
-import { chunks } from './delivery/tables.js';
+import { chunks } from '../delivery/tables.js';
 
 export type Feed = 'new_contracts' | 'mempool';
 

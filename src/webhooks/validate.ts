@@ -1,6 +1,6 @@
 // Input checks of the webhooks API, each error naming the field.
 import { InvalidAddressError, parseAccountId } from '../chain/address.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 
 const OPCODE = /^0[xX][0-9a-fA-F]{1,8}$/;
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleComponentFor } from '../../src/console/index.js';
-import { startTestApp, type TestApp } from '../../src/http/testing.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 import { openTestStore, dropTestStore } from '../support/stores.js';
 import type { Store } from '../../src/store/db.js';
 

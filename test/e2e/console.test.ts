@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleComponentFor } from '../../src/console/index.js';
-import { componentFactories } from '../../src/service/components.js';
+import { componentFactories } from '../../src/components.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { buildConsole, launchChromium, recordRequests, screenshot, undocumentedCalls, type RecordedRequest } from './browser.js';
 

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/bus/events.js';
 import { parseAccountId } from '../../src/chain/address.js';
-import { Receiver, until } from '../../src/webhooks/testing.js';
+import { Receiver, until } from '../support/webhooks.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { PG_URL, postgresAvailable, uniqueSchema } from '../support/stores.js';
 import { TcpProxy } from '../support/tcp-proxy.js';

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/bus/events.js';
-import { until } from '../../src/webhooks/testing.js';
+import { until } from '../support/webhooks.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { logTransactions, readWholeLog } from './log.js';
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
+import { componentFactories } from '../../src/components.js';
 import { startService, type RunningService, type StartServiceOptions } from '../../src/service/service.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,7 +29,9 @@ export interface TestService extends RunningService {
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-export interface TestServiceOptions extends StartServiceOptions {
+export interface TestServiceOptions extends Omit<StartServiceOptions, 'components'> {
+  /** Default: every component (src/components.ts). */
+  components?: StartServiceOptions['components'];
   /** Extra environment-style settings (TONWATCH_*, DATABASE_URL…). */
   env?: Record<string, string>;
   /** Reuse a data dir (restart tests); default a fresh temp dir. */
@@ -49,7 +52,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     LOG_LEVEL: 'silent',
     ...opts.env,
   });
-  const service = await startService(config, { logger: opts.logger ?? pino({ level: 'silent' }), ...opts });
+  const service = await startService(config, { logger: opts.logger ?? pino({ level: 'silent' }), ...opts, components: opts.components ?? componentFactories });
   const api: TestService['api'] = (pathname, init = {}) => {
     const headers = new Headers(init.headers);
     const auth = init.auth === undefined ? adminKeySecret : init.auth;

@@ -1,14 +1,22 @@
 // Runs store tests against both dialects: SQLite in memory, and PostgreSQL (127.0.0.1:5432,
 // database `test`) in a fresh schema per store so parallel test files never meet.
-// Where PostgreSQL is absent the PostgreSQL cases skip with a message.
+// Where PostgreSQL is absent the PostgreSQL cases skip with a message; with `CI` set they fail
+// instead, so a CI machine without PostgreSQL cannot pass with half the store tests unrun.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore, type DialectName, type Store } from '../../src/store/db.js';
+import { allMigrations } from '../../src/components.js';
 import { migrate } from '../../src/store/migrate.js';
 
 export const PG_URL = process.env.TONWATCH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let pgAvailable: Promise<boolean> | undefined;
+
+/** CI must run both dialects: any non-empty `CI` other than `false`/`0` makes PostgreSQL required. */
+export function requirePostgres(env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = env.CI?.trim().toLowerCase();
+  return !!ci && ci !== 'false' && ci !== '0';
+}
 
 export function postgresAvailable(): Promise<boolean> {
   pgAvailable ??= (async () => {
@@ -18,7 +26,9 @@ export function postgresAvailable(): Promise<boolean> {
       await client.query('select 1');
       return true;
     } catch (err) {
-      console.warn(`PostgreSQL tests skipped: cannot reach ${PG_URL} (${(err as Error).message})`);
+      const why = `cannot reach ${PG_URL} (${(err as Error).message})`;
+      if (requirePostgres()) throw new Error(`PostgreSQL is required when CI is set: ${why}`);
+      console.warn(`PostgreSQL tests skipped: ${why}`);
       return false;
     } finally {
       await client.end().catch(() => {});
@@ -40,7 +50,7 @@ export async function openTestStore(dialect: DialectName, sqlitePath = ':memory:
     dialect === 'postgres'
       ? await openStore({ databaseUrl: PG_URL, pgSchema: uniqueSchema(), pgPoolSize: 4 })
       : await openStore({ sqlitePath });
-  await migrate(store);
+  await migrate(store, allMigrations);
   return store;
 }
 

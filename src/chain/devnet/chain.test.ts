@@ -7,7 +7,7 @@ import type { PendingMessage, TransactionModel } from '../model.js';
 import { ACCOUNT_NOT_ACTIVE_EXIT_CODE, MIN_BLOCK_INTERVAL_MS, DevnetChain } from './chain.js';
 import { settle } from './genesis.js';
 import { BLOCK_LT_STEP } from './producer.js';
-import { openTestDevnet, runTrace, transactionsAfter, type TestDevnet } from './testing.js';
+import { openTestDevnet, runTrace, transactionsAfter, type TestDevnet } from '../../../test/support/devnet.js';
 import { signedTransfer, walletSeqno, type DevnetWallet } from './wallets.js';
 
 let devnet: TestDevnet;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginCell } from '@ton/core';
 import type { TransactionModel } from '../model.js';
-import { openTestDevnet, runTrace, type TestDevnet } from './testing.js';
+import { openTestDevnet, runTrace, type TestDevnet } from '../../../test/support/devnet.js';
 
 let devnet: TestDevnet;
 const id = (name: string) => devnet.directory.wallets.find((w) => w.name === name)!.id;

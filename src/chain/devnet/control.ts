@@ -4,7 +4,7 @@
 import { Address, Cell, comment, internal, toNano } from '@ton/core';
 import { accountToAddress, toFriendly } from '../address.js';
 import type { BlockHeader } from '../model.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import type { DevnetChain } from './chain.js';
 import type { DevnetDirectory } from './directory.js';
 import {
@@ -20,24 +20,15 @@ import {
 import { jettonTransferBody, type PayloadLayout } from './jettons.js';
 import { InvalidLinkError, parseTransferLink } from './links.js';
 import * as scenarios from './scenarios.js';
-import { sendFromWallet } from './sender.js';
+import { DEFAULT_FORWARD_TON, sendFromWallet, type MessageSent } from './sender.js';
+
+export { DEFAULT_FORWARD_TON, type MessageSent } from './sender.js';
 import type { DevnetWallet } from './wallets.js';
 
 /** TON attached to a jetton transfer for the jetton wallets' fees (the excess comes back). */
 export const JETTON_TRANSFER_GAS = toNano('0.05');
 /** What a sender must keep on top of the amount for its own fees. */
 const FEE_RESERVE = toNano('0.05');
-/**
- * Default TON forwarded with a jetton transfer so the recipient gets a transfer_notification with
- * enough gas to run (wallet apps often forward 1 nanoton; pass forward_ton_amount to do that).
- */
-export const DEFAULT_FORWARD_TON = toNano('0.01');
-
-export interface MessageSent {
-  /** Hash of the external message (the trace's root message). */
-  message_hash: string;
-}
-
 export interface SendRequest {
   from: string;
   to: string;

@@ -4,7 +4,8 @@
 import { Address, contractAddress, type Cell, type StateInit } from '@ton/core';
 import type { AccountId } from '../model.js';
 import { addressToRaw } from '../address.js';
-import { nextResolverRecord, resolverData, walletRecord } from './dns.js';
+import { MAINNET_DNS_ROOT } from '../profile.js';
+import { nextResolverRecord, resolverData, walletRecord } from './dns-resolver.js';
 import { JETTONS, jettonMinter, type JettonDefinition } from './jettons.js';
 import { genesisWallets, type DevnetWallet } from './wallets.js';
 
@@ -35,8 +36,8 @@ export interface DevnetDirectory {
   dns: DevnetDns;
 }
 
-/** Mainnet's root DNS address (config param #4 of the emulator's config). */
-export const ROOT_DNS_ADDRESS = Address.parse('-1:e56754f83426f69b09267bd876ac97c44821345b7e266bd956a7bfbfb98df35c');
+/** The root resolver sits at mainnet's root DNS address (config param #4 of the emulator's config). */
+export const ROOT_DNS_ADDRESS = Address.parse(MAINNET_DNS_ROOT);
 
 /** `.ton` names registered at genesis: `<name>.ton` resolves to the wallet of the same name. */
 export const DNS_NAMES = ['alice', 'bob', 'merchant', 'exchange'];

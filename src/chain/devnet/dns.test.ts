@@ -6,16 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginCell, Cell, Dictionary } from '@ton/core';
 import { runTolkCompiler } from '@ton/tolk-js';
 import { addressToRaw } from '../address.js';
-import {
-  CATEGORY_NEXT_RESOLVER,
-  CATEGORY_WALLET,
-  DNS_NEXT_RESOLVER_PREFIX,
-  domainToInternal,
-  readResolverSource,
-  resolveDns,
-  walletFromRecord,
-} from './dns.js';
-import { openTestDevnet, type TestDevnet } from './testing.js';
+import { CATEGORY_NEXT_RESOLVER, CATEGORY_WALLET, DNS_NEXT_RESOLVER_PREFIX, domainToInternal, resolveDns, walletFromRecord } from '../dns.js';
+import { readResolverSource } from './dns-resolver.js';
+import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js';
 
 let devnet: TestDevnet;
 beforeAll(async () => {

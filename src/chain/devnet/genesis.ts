@@ -7,7 +7,7 @@
 import { Cell, internal, toNano, type MessageRelaxed } from '@ton/core';
 import type { DevnetChain } from './chain.js';
 import { buildDirectory, type DevnetDirectory } from './directory.js';
-import { compileResolver } from './dns.js';
+import { compileResolver } from './dns-resolver.js';
 import { zeroStateAccount } from './emulator.js';
 import { mintBody } from './jettons.js';
 import { pendingSeqno, sendFromWallet } from './sender.js';

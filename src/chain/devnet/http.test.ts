@@ -4,9 +4,9 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginCell } from '@ton/core';
 import { settle } from './genesis.js';
-import { devnetComponent } from './index.js';
+import { devnetComponent } from '../../service/devnet.js';
 import type { ServiceContext } from '../../service/component.js';
-import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from './testing.js';
+import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from '../../../test/support/devnet.js';
 
 let devnet: TestDevnet;
 let api: { url: string; close: () => Promise<void> };

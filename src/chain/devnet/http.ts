@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { BlockHeader } from '../model.js';
 import { ChainRejectedError } from '../source.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../errors.js';
 import type { DevnetControl } from './control.js';
 
 export interface DevnetRoutesOptions {

@@ -3,7 +3,7 @@
 import { Address, beginCell, Cell } from '@ton/core';
 import { accountToAddress, addressToRaw, parseAddressInfo } from '../address.js';
 import type { AccountId } from '../model.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import type { DevnetChain } from './chain.js';
 import type { DevnetDirectory, DevnetJetton } from './directory.js';
 import type { DevnetWallet } from './wallets.js';

@@ -7,7 +7,7 @@ import { toNano } from '@ton/core';
 import type { AccountState } from '../model.js';
 import { settle } from './genesis.js';
 import { startDevnet, type Devnet } from './index.js';
-import { openTestDevnet, traceOf, transactionsAfter, type TestDevnet } from './testing.js';
+import { openTestDevnet, traceOf, transactionsAfter, type TestDevnet } from '../../../test/support/devnet.js';
 
 let first: TestDevnet;
 let reopened: Devnet | null = null;
@@ -81,7 +81,7 @@ describe('devnet restart', () => {
   });
 
   it('survives SIGKILL during timed block production with storage and state consistent', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./testing-child.ts', import.meta.url)), first.dataDir], {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../../test/support/devnet-child.ts', import.meta.url)), first.dataDir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let lastHead = 0;

@@ -2,15 +2,25 @@
 // bounced transfer, a failed jetton transfer, a forged internal_transfer at a jetton wallet, a
 // forged transfer_notification from a plain wallet, and a contract deploy.
 import { createHash } from 'node:crypto';
-import { Address, comment, internal, toNano } from '@ton/core';
+import { Address, comment, internal, toNano, type Cell } from '@ton/core';
 import { WalletContractV4 } from '@ton/ton';
 import { addressToRaw } from '../address.js';
-import { badRequest } from '../../http/errors.js';
-import type { DevnetControl, MessageSent } from './control.js';
-import { DEFAULT_FORWARD_TON } from './control.js';
+import { badRequest } from '../../errors.js';
+import type { DevnetChain } from './chain.js';
+import type { DevnetDirectory } from './directory.js';
 import { amountInput, destinationInput, jettonBalanceOf, jettonInput, jettonWalletOf, textInput, walletInput } from './inputs.js';
 import { internalTransferBody, transferNotificationBody } from './jettons.js';
-import { sendFromWallet } from './sender.js';
+import { DEFAULT_FORWARD_TON, sendFromWallet, type MessageSent } from './sender.js';
+import type { DevnetWallet } from './wallets.js';
+
+/** What scenarios use of the control API (DevnetControl, which delegates its scenario calls here). */
+export interface DevnetControl {
+  readonly chain: DevnetChain;
+  readonly directory: DevnetDirectory;
+  nextQueryId(): bigint;
+  requireTon(wallet: DevnetWallet, amount: bigint): void;
+  submitJettonTransfer(wallet: DevnetWallet, jettonWallet: Address, t: { amount: bigint; to: Address; payload: Cell | null; forwardTon: bigint }): Promise<MessageSent>;
+}
 
 /** An address no one deploys to: bounceable messages sent there always come back. */
 export const NOBODY = new Address(0, createHash('sha256').update('tonwatch devnet: nobody lives here').digest());

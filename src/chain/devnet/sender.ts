@@ -1,8 +1,19 @@
 // Submitting wallet transfers to the devnet: next seqno from the state the mempool would leave
 // (so several transfers from one wallet fit in one block), signing, and mempool admission.
-import type { MessageRelaxed } from '@ton/core';
+import { toNano, type MessageRelaxed } from '@ton/core';
 import type { DevnetChain } from './chain.js';
 import { signedTransfer, walletSeqno, type DevnetWallet } from './wallets.js';
+
+/**
+ * Default TON forwarded with a jetton transfer so the recipient gets a transfer_notification with
+ * enough gas to run (wallet apps often forward 1 nanoton; pass forward_ton_amount to do that).
+ */
+export const DEFAULT_FORWARD_TON = toNano('0.01');
+
+export interface MessageSent {
+  /** Hash of the external message (the trace's root message). */
+  message_hash: string;
+}
 
 export function pendingSeqno(chain: DevnetChain, wallet: DevnetWallet): number {
   const account = chain.pendingAccount(wallet.id);

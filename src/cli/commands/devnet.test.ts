@@ -1,6 +1,6 @@
 // `tonwatch devnet …` against a real control API (Fastify on port 0 over a real devnet).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from '../../chain/devnet/testing.js';
+import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from '../../../test/support/devnet.js';
 import { run } from './devnet.js';
 
 let devnet: TestDevnet;

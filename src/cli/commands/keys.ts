@@ -6,6 +6,7 @@ import { ApiKeys, KeyInputError, SCOPE_DESCRIPTIONS, SCOPES, type ApiKeyInfo } f
 import { ConfigError, loadConfig, storeOptions } from '../../config.js';
 import { keyJson } from '../../http/admin-keys.js';
 import { openStore } from '../../store/db.js';
+import { allMigrations } from '../../components.js';
 import { migrate } from '../../store/migrate.js';
 
 export const summary = 'create, list and revoke API keys (works while the server is down)';
@@ -55,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
     const config = loadConfig(process.env);
     const store = await openStore(storeOptions(config));
     try {
-      await migrate(store);
+      await migrate(store, allMigrations);
       const keys = new ApiKeys(store);
       const json = values.json === true;
       if (sub === 'create') {

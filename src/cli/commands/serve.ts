@@ -1,6 +1,7 @@
 // `tonwatch serve` (= `npm start`): every API on one port, the chain source, the follower.
 // SIGTERM/SIGINT stop gracefully; a second signal exits at once.
 import { ConfigError, loadConfig } from '../../config.js';
+import { componentFactories } from '../../components.js';
 import { startService } from '../../service/service.js';
 import { ChainMismatchError } from '../../pipeline/chain-identity.js';
 
@@ -32,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   let service;
   try {
-    service = await startService(config);
+    service = await startService(config, { components: componentFactories });
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`tonwatch: invalid configuration\n${err.message}`);

@@ -1,7 +1,7 @@
 // Who may do what: the admin key manages every application; an application's token reaches only
 // its own application and invoices (anything else is a 404, so ids of others are not revealed).
 import type { FastifyRequest } from 'fastify';
-import { ApiError, forbidden, notFound, unauthorized } from '../../http/errors.js';
+import { ApiError, forbidden, notFound, unauthorized } from '../../errors.js';
 import { selectApp } from '../apps.js';
 import { appIdOfOwnerRef, type App } from '../model.js';
 import type { InvoicesService } from '../service.js';

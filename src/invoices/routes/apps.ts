@@ -3,7 +3,7 @@
 // back-online and a test delivery) and the API token (metadata, regenerate).
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { badRequest, notFound } from '../../http/errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import { selectApps } from '../apps.js';
 import type { InvoicesService } from '../service.js';
 import { accessibleApp, appIdParam, callerApp, isAdmin, requireAdmin } from './access.js';

@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import { csvHeader, csvLine } from '../csv.js';
 import { qrCode } from '../links.js';
 import { invoiceJson } from '../model.js';

@@ -1,7 +1,7 @@
 // TypeBox schemas of the invoicing API: the validation of bodies and the OpenAPI document. Bodies
 // are checked loosely here (types only) and fully in validate.ts, whose 400s name the field.
 import { Type } from '@fastify/type-provider-typebox';
-import { errorResponseSchema } from '../../http/errors.js';
+import { errorResponseSchema } from '../../errors.js';
 import { SORT_FIELDS } from '../validate.js';
 
 export const PREFIX = '/api/v1/services/invoices';

@@ -1,39 +1,17 @@
 // The invoicing API (docs/INVOICES.md, compat.md §5) as the console uses it. Invoice calls carry the
 // application's API token; application calls the admin key.
-import type { PaidDay } from '../lib/daily.js';
 import type { Currency } from '../lib/units.js';
+import type { InvoiceJson, InvoiceStats, InvoiceStatus, PaymentJson } from '../../../src/invoices/wire.js';
 import { call, callBlob, get, type Query } from './client.js';
 
 export const INVOICES = '/api/v1/services/invoices';
 
-export type InvoiceStatus = 'pending' | 'paid' | 'cancelled' | 'expired';
+export type { InvoiceStats, InvoiceStatus };
 export const STATUSES: readonly InvoiceStatus[] = ['pending', 'paid', 'cancelled', 'expired'];
 
-export interface Payment {
-  tx_hash: string;
-  lt: number;
-  amount: string;
-  payer: string | null;
-  kind: 'payment' | 'excess' | 'late';
-  utime: number;
-}
-
-export interface Invoice {
-  id: string;
-  status: InvoiceStatus;
-  amount: string;
-  currency: Currency;
-  description?: string;
-  date_create: number;
-  date_expire: number;
-  date_change?: number;
-  date_paid?: number;
-  payment_link: string;
-  pay_to_address: string;
-  paid_by_address?: string;
-  overpayment?: string;
-  payments?: Payment[];
-}
+/** The server's own JSON types (type-only: nothing of the server is bundled). */
+export type Payment = PaymentJson;
+export type Invoice = InvoiceJson;
 
 export const SORT_FIELDS = ['id', 'amount', 'status', 'life_time', 'description', 'pay_to_address', 'paid_by_address', 'date_create', 'date_paid'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
@@ -55,16 +33,6 @@ export interface InvoicePage {
   count: number;
 }
 
-export interface InvoiceStats {
-  total: number;
-  success_total: string;
-  success_in_week: string;
-  invoices_in_progress: number;
-  total_amount_pending: string;
-  currency: Currency;
-  /** Paid amounts per UTC day (day = unix seconds of its midnight) over the last 30 days. */
-  paid_per_day?: PaidDay[];
-}
 
 export interface NewInvoice {
   amount: string;

@@ -2,8 +2,8 @@
 // worker reads pending rows and records outcomes in batches (one transaction per batch, grouped
 // updates rather than a round trip per row).
 import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
-import { toNum } from '../../store/db.js';
-import { dialectOf } from '../../store/types.js';
+import { toNum } from '../store/db.js';
+import { dialectOf } from '../store/types.js';
 import { deriveMessageId } from './signing.js';
 import { chunks, deliveryDb, deliveryFromRow, OUTBOX_COLUMNS, type DeliveryTables } from './tables.js';
 import type { DeliveryIntent, DeliveryOutcome, Endpoint, PendingDelivery } from './types.js';

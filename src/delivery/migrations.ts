@@ -2,8 +2,8 @@
 // usage counters per owner and month.
 import { sql, type Kysely } from 'kysely';
 import type { ColumnDefinitionBuilder, CreateTableBuilder } from 'kysely';
-import type { NamedMigration } from '../../store/migrate.js';
-import { dialectOf } from '../../store/types.js';
+import type { NamedMigration } from '../store/migrate.js';
+import { dialectOf } from '../store/types.js';
 
 /** An auto-increment bigint id on both dialects (rowid alias in SQLite, bigserial in PostgreSQL). */
 function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>): CreateTableBuilder<T, 'id'> {

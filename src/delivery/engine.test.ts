@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { Registry } from 'prom-client';
-import { dialects, dropTestStore, openTestStore } from '../../../test/support/stores.js';
-import type { Store } from '../../store/db.js';
-import { Receiver, until, type ReceiverAnswer } from '../testing.js';
+import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
+import type { Store } from '../store/db.js';
+import { Receiver, until, type ReceiverAnswer } from '../../test/support/webhooks.js';
 import { FakeClock } from './clock.js';
 import { DeliveryEngine, type DeliveryEngineOptions } from './engine.js';
 import { sha256Hex } from './signing.js';

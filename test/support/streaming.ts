@@ -2,15 +2,15 @@
 // real app with the streaming component on a real port, and builders of event batches. End-to-end
 // tests on the devnet use the service instead.
 import http from 'node:http';
-import type { BlockHeader, PendingMessage, TraceModel, TransactionModel } from '../chain/model.js';
-import { MEMPOOL_BASE, makePosition, type ChainEvent, type EventBatch, type UnplacedEvent } from '../bus/events.js';
-import { StoreEventLog } from '../bus/store-log.js';
-import { loadConfig, type Config } from '../config.js';
+import type { BlockHeader, PendingMessage, TraceModel, TransactionModel } from '../../src/chain/model.js';
+import { MEMPOOL_BASE, makePosition, type ChainEvent, type EventBatch, type UnplacedEvent } from '../../src/bus/events.js';
+import { StoreEventLog } from '../../src/bus/store-log.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { Registry } from 'prom-client';
-import { captureLogger, startTestApp, type TestApp } from '../http/testing.js';
-import type { Store } from '../store/db.js';
-import type { StreamHubOptions } from './hub.js';
-import { createStreaming } from './index.js';
+import { captureLogger, startTestApp, type TestApp } from './app.js';
+import type { Store } from '../../src/store/db.js';
+import type { StreamHubOptions } from '../../src/streaming/hub.js';
+import { createStreaming } from '../../src/streaming/index.js';
 
 export interface StreamTestbed extends TestApp {
   store: Store;

@@ -2,9 +2,9 @@
 // transactions read from the chain source with getTransactions, bodies parsed with @ton/core, and
 // classified by the plain rules of compat.md §6–7 written out again here.
 import { Cell, type Slice } from '@ton/core';
-import { addressToRaw } from '../chain/address.js';
-import type { AccountId, MessageModel, TransactionModel } from '../chain/model.js';
-import type { ChainSource } from '../chain/source.js';
+import { addressToRaw } from '../../src/chain/address.js';
+import type { AccountId, MessageModel, TransactionModel } from '../../src/chain/model.js';
+import type { ChainSource } from '../../src/chain/source.js';
 
 export interface Expected {
   hash: string;

@@ -14,7 +14,7 @@ import { buildRequest, deliveryHeaders, requestLine, Sender, type AttemptReport 
 import { guardedLookup } from './ssrf.js';
 
 const lookup = guardedLookup({ allowLoopback: true });
-const TLS_DIR = new URL('../../../test/support/tls/', import.meta.url);
+const TLS_DIR = new URL('../../test/support/tls/', import.meta.url);
 const closers: Array<() => Promise<unknown> | void> = [];
 
 afterEach(async () => {

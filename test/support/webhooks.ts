@@ -4,15 +4,28 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { makePosition, MEMPOOL_BASE, type ChainEvent, type EventBatch } from '../bus/events.js';
-import { StoreEventLog } from '../bus/store-log.js';
-import type { PendingMessage, TransactionModel } from '../chain/model.js';
-import type { ChainSource } from '../chain/source.js';
-import { loadConfig } from '../config.js';
-import { startTestApp, type TestApp } from '../http/testing.js';
-import type { ServiceContext } from '../service/component.js';
-import type { Store } from '../store/db.js';
-import { createWebhooksComponent, type WebhooksComponentOptions } from './component.js';
+import { makePosition, MEMPOOL_BASE, type ChainEvent, type EventBatch } from '../../src/bus/events.js';
+import { StoreEventLog } from '../../src/bus/store-log.js';
+import type { PendingMessage, TransactionModel } from '../../src/chain/model.js';
+import { MAINNET_PROFILE } from '../../src/chain/profile.js';
+import type { ChainSource } from '../../src/chain/source.js';
+import { loadConfig } from '../../src/config.js';
+import { startTestApp, type TestApp } from './app.js';
+import type { ServiceContext } from '../../src/service/component.js';
+import type { Store } from '../../src/store/db.js';
+import { systemClock } from '../../src/delivery/clock.js';
+import { DeliveryEngine, deliveryOptionsFromConfig } from '../../src/delivery/engine.js';
+import type { HostResolver } from '../../src/delivery/ssrf.js';
+import type { Clock } from '../../src/delivery/types.js';
+import { createWebhooksComponent } from '../../src/webhooks/component.js';
+
+export interface WebhookTestbedOptions {
+  /** Manual clock for tests of the retry schedule; the wall clock with real timers otherwise. */
+  clock?: Clock;
+  resolve?: HostResolver;
+  /** Settings as environment variables. */
+  env?: Record<string, string>;
+}
 
 export interface ReceivedRequest {
   method: string;
@@ -122,14 +135,18 @@ export interface WebhookTestbed extends TestApp {
  * The webhooks component in the real app, driven by a real event log that tests append to.
  * `env` holds settings as environment variables; there is no chain source (replay is tested on the devnet).
  */
-export async function startWebhookTestbed(store: Store, opts: WebhooksComponentOptions & { env?: Record<string, string> } = {}): Promise<WebhookTestbed> {
+export async function startWebhookTestbed(store: Store, opts: WebhookTestbedOptions = {}): Promise<WebhookTestbed> {
   const config = loadConfig({ TONWATCH_CHAIN: 'devnet', ...opts.env });
   const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
   await log.open();
   const metrics = new Registry();
-  const ctx: ServiceContext = { config, store, source: null as unknown as ChainSource, events: log, logger: pino({ level: 'silent' }), metrics, now: Date.now };
-  const component = createWebhooksComponent(ctx, opts);
+  const logger = pino({ level: 'silent' });
+  // Built and started here as the service does it.
+  const delivery = new DeliveryEngine({ store, ...deliveryOptionsFromConfig(config), clock: opts.clock ?? systemClock, resolve: opts.resolve, logger, metrics });
+  const ctx: ServiceContext = { config, store, source: null as unknown as ChainSource, profile: MAINNET_PROFILE, events: log, delivery, logger, metrics, now: Date.now };
+  const component = createWebhooksComponent(ctx);
   const app = await startTestApp({ store, components: [component], metrics });
+  await delivery.start();
   await component.start!();
   return {
     ...app,
@@ -150,6 +167,7 @@ export async function startWebhookTestbed(store: Store, opts: WebhooksComponentO
     },
     async close() {
       await component.stop!();
+      await delivery.stop();
       await app.close();
     },
   };

@@ -1,6 +1,6 @@
 // Row types of the delivery tables and their conversion to the engine's model.
 import type { Generated, Kysely, Selectable } from 'kysely';
-import { toNum } from '../../store/db.js';
+import { toNum } from '../store/db.js';
 import type { Endpoint, EndpointStatus, PendingDelivery } from './types.js';
 
 export interface DeliveryTables {

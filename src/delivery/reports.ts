@@ -1,6 +1,6 @@
 // Read-only views of the delivery tables: failure logs, usage per month, outbox depth.
 import type { Kysely } from 'kysely';
-import { toNum } from '../../store/db.js';
+import { toNum } from '../store/db.js';
 import { PENDING, periodStart } from './outbox.js';
 import { deliveryDb } from './tables.js';
 

@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { toErrorResponse } from '../../http/errors.js';
-import type { HashHex, TransactionModel } from '../model.js';
-import type { DevnetChain, DevnetChainOptions } from './chain.js';
-import { settle } from './genesis.js';
-import { devnetRoutes } from './http.js';
-import { startDevnet, type Devnet } from './index.js';
+import { toErrorResponse } from '../../src/errors.js';
+import type { HashHex, TransactionModel } from '../../src/chain/model.js';
+import type { DevnetChain, DevnetChainOptions } from '../../src/chain/devnet/chain.js';
+import { settle } from '../../src/chain/devnet/genesis.js';
+import { devnetRoutes } from '../../src/chain/devnet/http.js';
+import { startDevnet, type Devnet } from '../../src/chain/devnet/index.js';
 
 export interface TestDevnet extends Devnet {
   dataDir: string;

@@ -1,11 +1,12 @@
 // The delivery engine, usable by any producer (webhook subscriptions, invoices): endpoints, a
 // durable outbox written inside the producer's own transaction (`enqueue`, then `notify()` after
 // commit), and a worker (worker.ts) that delivers with retries, ordering per key, signatures and
-// logs. One engine per store and process: `deliveryEngineFor` shares it between components.
+// logs. The service builds one per process (`ServiceContext.delivery`) and starts and stops it.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Store } from '../../store/db.js';
+import type { Config } from '../config.js';
+import type { Store } from '../store/db.js';
 import { systemClock } from './clock.js';
 import * as ep from './endpoints.js';
 import { DeliveryMetrics } from './metrics.js';
@@ -56,7 +57,6 @@ export class DeliveryEngine {
   private readonly hooks = new Map<string, DeliveryHooks>();
   private readonly worker: DeliveryWorker;
   private readonly secretOverlapMs: number;
-  private refs = 0;
 
   constructor(private readonly options: DeliveryEngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -95,15 +95,14 @@ export class DeliveryEngine {
     this.hooks.set(producer, hooks);
   }
 
-  /** Starts the worker (each user calls start; it runs until the last user calls stop). */
+  /** Starts the worker (the service, once, before the producers start). */
   async start(): Promise<void> {
-    this.refs++;
     await this.worker.start();
   }
 
+  /** Finishes in-flight attempts and stops (the service, after the producers stopped). */
   async stop(): Promise<void> {
-    if (this.refs > 0) this.refs--;
-    if (this.refs === 0) await this.worker.stop();
+    await this.worker.stop();
   }
 
   health() {
@@ -230,11 +229,16 @@ export class DeliveryEngine {
   }
 }
 
-const shared = new WeakMap<Store, DeliveryEngine>();
+const DAY_MS = 86_400_000;
 
-/** The process's engine for a store, created on first use (components share it). */
-export function deliveryEngineFor(store: Store, create: () => DeliveryEngine): DeliveryEngine {
-  let engine = shared.get(store);
-  if (!engine) shared.set(store, (engine = create()));
-  return engine;
+/** The engine's settings from configuration (the one place they are read). */
+export function deliveryOptionsFromConfig(config: Config): Omit<DeliveryEngineOptions, 'store'> {
+  return {
+    allowLoopback: config.webhookAllowLoopback,
+    timeoutMs: config.webhookTimeoutMs,
+    concurrency: config.webhookConcurrency,
+    senderThread: config.webhookSenderThread,
+    secretOverlapMs: config.webhookSecretOverlapSeconds * 1000,
+    historyMs: config.webhookHistoryDays * DAY_MS,
+  };
 }

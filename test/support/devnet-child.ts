@@ -1,10 +1,10 @@
 // Test child process (restart.test.ts): runs an existing devnet with the block timer while sending
 // transfers, and prints `head <seqno>` after each committed block, until it is killed.
 import { toNano } from '@ton/core';
-import { startDevnet } from './index.js';
+import { startDevnet } from '../../src/chain/devnet/index.js';
 
 const dataDir = process.argv[2];
-if (!dataDir) throw new Error('usage: testing-child.ts <dataDir>');
+if (!dataDir) throw new Error('usage: devnet-child.ts <dataDir>');
 const devnet = await startDevnet({ dataDir, blockIntervalMs: 100 });
 devnet.chain.onMasterchainHead((seqno) => process.stdout.write(`head ${seqno}\n`));
 const names = ['alice', 'bob', 'carol', 'dave'];

@@ -1,7 +1,7 @@
-// The one JSON error shape of every HTTP API: `{"error": "<what is wrong>", ...details}`.
-// Throw ApiError from handlers; the app's error handler turns it (and Fastify's own
-// validation, size and not-found errors) into that shape; a store that cannot serve answers 503.
-import { isStoreUnavailable } from '../store/faults.js';
+// Errors any layer may throw, and the one JSON error shape of every API they become:
+// `{"error": "<what is wrong>", ...details}`. Ground level: domain code (chain, components) throws
+// ApiError without knowing HTTP; the app's error handler (src/http/) turns it, and Fastify's own
+// validation, size and not-found errors, into that shape.
 
 export interface ErrorBody {
   error: string;
@@ -76,13 +76,6 @@ export function toErrorResponse(err: unknown): { statusCode: number; body: Error
     const where = e.validationContext ?? 'request';
     const message = field ? `invalid ${where} field '${field}': ${what}` : `invalid ${where}: ${what}`;
     return { statusCode: 400, body: field ? { error: message, field } : { error: message }, headers: {} };
-  }
-  if (isStoreUnavailable(err)) {
-    return {
-      statusCode: 503,
-      body: { error: 'the store cannot take requests right now (a full disk or a lost database connection); try again shortly', error_code: 'store_unavailable' },
-      headers: { 'retry-after': '5' },
-    };
   }
   const status = typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
   if (status === 413) return { statusCode: 413, body: { error: 'request body is too large' }, headers: {} };

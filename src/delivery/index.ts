@@ -1,5 +1,6 @@
-// Module API of the delivery engine (used by webhooks and invoices).
-export { DeliveryEngine, deliveryEngineFor, type DeliveryEngineOptions } from './engine.js';
+// Module API of the delivery engine: built once by the service (ServiceContext.delivery), used by
+// webhooks and invoices.
+export { DeliveryEngine, deliveryOptionsFromConfig, type DeliveryEngineOptions, type EnqueueReceipt } from './engine.js';
 export { FakeClock, systemClock } from './clock.js';
 export { deliveryMigrations } from './migrations.js';
 export { GIVE_UP_AFTER_MS, retryDelayMs, parseRetryAfter } from './schedule.js';

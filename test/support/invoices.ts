@@ -1,11 +1,12 @@
 // Helpers for invoicing tests and the benchmark: a service with the devnet and invoicing, an
 // application on the devnet merchant, invoices, payments following payment links, and waiting
 // until the matcher has applied everything the chain produced.
-import type { EventLog } from '../bus/types.js';
-import type { Component } from '../service/component.js';
-import type { InvoicesComponent } from './index.js';
-import type { InvoiceJson } from './model.js';
-import type { AppJson } from './service.js';
+import { invoicesMigrations } from '../../src/invoices/migrations.js';
+import type { EventLog } from '../../src/bus/types.js';
+import type { Component } from '../../src/service/component.js';
+import type { InvoicesComponent } from '../../src/invoices/index.js';
+import type { InvoiceJson } from '../../src/invoices/model.js';
+import type { AppJson } from '../../src/invoices/service.js';
 
 /** What these helpers need of test/support/service.ts's TestService (kept structural: src must not import test/). */
 export interface TestService {
@@ -16,8 +17,8 @@ export interface TestService {
 }
 
 export const devnetAndInvoices = [
-  { name: 'devnet', load: async () => (await import('../chain/devnet/index.js')).devnetComponent },
-  { name: 'invoices', load: async () => (await import('./index.js')).invoicesComponent },
+  { name: 'devnet', load: async () => (await import('../../src/service/devnet.js')).devnetComponent },
+  { name: 'invoices', migrations: invoicesMigrations, load: async () => (await import('../../src/invoices/index.js')).invoicesComponent },
 ];
 
 export function invoicesOf(svc: TestService): InvoicesComponent {

@@ -3,12 +3,11 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { ApiKeys, type Scope } from '../auth/keys.js';
-import { loadConfig } from '../config.js';
-import type { Component } from '../service/component.js';
-import type { Store } from '../store/db.js';
-import { buildApp, type App, type AppConfig, type BuildAppOptions } from './app.js';
-import type { HealthProvider } from './health.js';
+import { ApiKeys, type Scope } from '../../src/auth/keys.js';
+import { loadConfig } from '../../src/config.js';
+import type { Store } from '../../src/store/db.js';
+import { buildApp, type App, type AppComponent, type AppConfig, type BuildAppOptions } from '../../src/http/app.js';
+import type { HealthProvider } from '../../src/http/health.js';
 
 /** A pino logger whose JSON lines land in `lines`. */
 export function captureLogger(level = 'info'): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -24,7 +23,7 @@ export function captureLogger(level = 'info'): { logger: Logger; lines: Record<s
 
 export interface TestAppOptions {
   store: Store;
-  components?: Component[];
+  components?: AppComponent[];
   config?: Partial<AppConfig>;
   health?: Record<string, HealthProvider>;
   healthTimeoutMs?: number;

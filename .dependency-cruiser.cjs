@@ -1,0 +1,76 @@
+// The layer check (docs/ARCHITECTURE.md, "Layers"): imports point down the layers only, never
+// close a cycle, and only the service reaches into the embedded devnet. `npm test` runs it
+// (test/layers.test.ts through scripts/layers.ts); tests (*.test.ts, test/) are outside it.
+
+/**
+ * Bottom to top; a module may import its own layer and the layers below it. A module belongs to
+ * the first layer whose pattern it matches.
+ */
+const layers = [
+  // The chain's vocabulary and value parsers, free of imports above them: configuration parses
+  // addresses and replay shares with them.
+  ['ground', '^src/(errors\\.ts$|chain/(model|address|hash)\\.ts$|chain/replay/options\\.ts$)'],
+  ['store', '^src/store/'],
+  ['config, auth', '^src/(config\\.ts$|auth/)'],
+  ['http', '^src/http/'],
+  ['chain', '^src/chain/'],
+  ['bus', '^src/bus/'],
+  ['pipeline', '^src/pipeline/'],
+  // The delivery engine: built once by the service, used by webhooks and invoices.
+  ['delivery', '^src/delivery/'],
+  ['service', '^src/service/'],
+  ['components', '^src/(streaming|webhooks|invoices|indexer|console)/'],
+  // The composition root (the component list) and the command line.
+  ['root, cli', '^src/(components\\.ts$|cli/)'],
+];
+
+const components = ['streaming', 'webhooks', 'invoices', 'indexer', 'console'];
+
+const patterns = layers.map(([, p]) => p);
+const upward = layers.slice(0, -1).map(([name, path], i) => ({
+  name: `upward-import`,
+  comment: `${name} may not import a layer above it (${layers.slice(i + 1).map(([n]) => n).join(', ')})`,
+  severity: 'error',
+  from: { path, ...(i > 0 ? { pathNot: patterns.slice(0, i) } : {}) },
+  to: { path: patterns.slice(i + 1), pathNot: patterns.slice(0, i + 1) },
+}));
+
+module.exports = {
+  layers,
+  forbidden: [
+    ...upward,
+    {
+      name: 'cycle',
+      comment: 'an import that closes a cycle',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'component-to-component',
+      comment: 'components talk through the event log and the store, never through each other',
+      severity: 'error',
+      from: { path: `^src/(${components.join('|')})/` },
+      to: { path: `^src/(${components.join('|')})/`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'domain-to-http',
+      comment: 'the chain, the log and the components throw the ground-level errors (src/errors.ts); only the service builds the HTTP app',
+      severity: 'error',
+      from: { path: '^src/(chain|bus|pipeline|delivery|streaming|webhooks|invoices|indexer|console)/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'devnet-outside-service',
+      comment: 'only the service (and the devnet itself) knows the embedded devnet; the rest uses ChainSource and the network profile',
+      severity: 'error',
+      from: { pathNot: '^src/(chain/devnet|service)/' },
+      to: { path: '^src/chain/devnet/' },
+    },
+  ],
+  options: {
+    includeOnly: '^src/',
+    exclude: { path: ['\\.test\\.ts$'] },
+    tsPreCompilationDeps: true,
+  },
+};

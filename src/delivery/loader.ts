@@ -1,0 +1,176 @@
+// Loading the outbox into the worker's queues: newly committed rows (handed over by the producer
+// or read after the last loaded id), the PostgreSQL rescan for ids that committed late, admitting
+// rows with their endpoints, and the flagging and reloading of rows parked over a key's memory cap.
+import type { Logger } from 'pino';
+import { toNum, type Store } from '../store/db.js';
+import * as ep from './endpoints.js';
+import * as outbox from './outbox.js';
+import type { DeliveryQueues, Queue } from './queues.js';
+import { deliveryDb } from './tables.js';
+import type { Endpoint, PendingDelivery } from './types.js';
+
+/** Rows per outbox read: each read blocks the event loop, so a few ms at most. */
+const LOAD_BATCH = 1000;
+/** Ids per page of the PostgreSQL rescan. */
+const RESCAN_PAGE = 10_000;
+
+export interface LoaderOptions {
+  store: Store;
+  logger?: Logger;
+  queues: DeliveryQueues;
+  /** The worker's live endpoints; admitting a row loads its endpoint here. */
+  endpoints: Map<number, Endpoint>;
+  memoryLimit: number;
+  perKeyLimit: number;
+  isRunning(): boolean;
+  /** Starts the attempts that became due. */
+  pump(): void;
+}
+
+export class QueueLoader {
+  private loadedUpTo = 0;
+  private loading: Promise<void> | null = null;
+  private loadAgain = false;
+  private full = false;
+  private readonly rescanFloors: number[] = [];
+  /** Flagging of parked rows (queues.ts), one batch after another. */
+  private parking: Promise<void> = Promise.resolve();
+
+  constructor(private readonly o: LoaderOptions) {}
+
+  private get queues(): DeliveryQueues {
+    return this.o.queues;
+  }
+
+  private get endpoints(): Map<number, Endpoint> {
+    return this.o.endpoints;
+  }
+
+  /** The last load stopped at the memory limit (the worker loads again once half is free). */
+  get memoryFull(): boolean {
+    return this.full;
+  }
+
+  /** Resolves when no load is running. */
+  async idle(): Promise<void> {
+    await this.loading;
+  }
+
+  /**
+   * Reads newly committed pending deliveries into memory. `committed`: rows a producer has just
+   * committed (its enqueue receipt); taken as they are when they are exactly the next ids, else read.
+   */
+  loadNew(committed?: readonly PendingDelivery[]): Promise<void> {
+    if (this.loading) {
+      this.loadAgain = true;
+      return this.loading;
+    }
+    let handed = committed && this.followOn(committed) ? committed : null;
+    this.loading = (async () => {
+      try {
+        do {
+          this.loadAgain = false;
+          this.full = this.queues.size >= this.o.memoryLimit;
+          if (!this.o.isRunning() || this.full) break;
+          const rows = handed ?? (await outbox.pendingAfter(this.o.store.db, this.loadedUpTo, LOAD_BATCH));
+          if (rows.length === 0) break;
+          await this.admit(rows);
+          this.loadedUpTo = Math.max(this.loadedUpTo, rows[rows.length - 1]!.id);
+          if (rows.length === LOAD_BATCH && !handed) this.loadAgain = true;
+          handed = null;
+          this.o.pump();
+        } while (this.loadAgain);
+      } catch (err) {
+        this.o.logger?.error({ err }, 'webhook outbox read failed; retrying on the next poll');
+      } finally {
+        this.loading = null;
+      }
+    })();
+    return this.loading;
+  }
+
+  /** Whether `rows` are the ids right after those already loaded, in order and without a gap. */
+  private followOn(rows: readonly PendingDelivery[]): boolean {
+    if (rows.length === 0 || rows[0]!.id !== this.loadedUpTo + 1) return false;
+    for (let i = 1; i < rows.length; i++) if (rows[i]!.id !== rows[i - 1]!.id + 1) return false;
+    return true;
+  }
+
+  /** PostgreSQL ids can commit out of order: re-reads recent id ranges for rows committed late. */
+  async rescan(): Promise<void> {
+    this.rescanFloors.push(this.loadedUpTo);
+    const floor = this.rescanFloors.length > 6 ? this.rescanFloors.shift()! : 0;
+    try {
+      // Ids first, through the whole range (late rows may sit behind many known pending ones);
+      // only the unknown rows are read whole.
+      for (let after = floor, upTo = this.loadedUpTo; ; ) {
+        const ids = await outbox.pendingIdsBetween(this.o.store.db, after, upTo, RESCAN_PAGE);
+        const unknown = ids.filter((id) => !this.queues.known.has(id));
+        if (unknown.length > 0) await this.admit(await outbox.pendingByIds(this.o.store.db, unknown));
+        if (ids.length < RESCAN_PAGE) break;
+        after = ids[ids.length - 1]!;
+      }
+      this.o.pump();
+    } catch (err) {
+      this.o.logger?.warn({ err }, 'webhook outbox rescan failed');
+    }
+  }
+
+  /** Adds rows to the queues, loading their endpoints; rows of deleted endpoints are removed. */
+  private async admit(rows: readonly PendingDelivery[]): Promise<void> {
+    const unknown = rows.some((r) => !this.endpoints.has(r.endpointId)) ? [...new Set(rows.map((r) => r.endpointId).filter((id) => !this.endpoints.has(id)))] : [];
+    if (unknown.length > 0) {
+      const found = await deliveryDb(this.o.store.db).selectFrom('delivery_endpoints').select('id').where('id', 'in', unknown.map(BigInt)).execute();
+      for (const { id } of found) {
+        const e = await ep.selectEndpoint(this.o.store.db, toNum(id));
+        if (e && !this.endpoints.has(e.id)) this.endpoints.set(e.id, e);
+      }
+      const orphans = rows.filter((r) => !this.endpoints.has(r.endpointId)).map((r) => r.id);
+      if (orphans.length > 0) await outbox.deleteDeliveries(this.o.store.db, orphans);
+    }
+    for (const row of rows) if (this.endpoints.has(row.endpointId)) this.queues.add(row);
+    this.flagParked();
+  }
+
+  /** Flags the rows just left in the store (over their key's memory cap) for the key's reload. */
+  private flagParked(): void {
+    const ids = this.queues.takeParked();
+    if (ids.length === 0) return;
+    this.parking = this.parking.then(async () => {
+      for (;;) {
+        try {
+          return await outbox.markParked(this.o.store.db, ids);
+        } catch (err) {
+          // Unflagged rows would be missed by the reload: try until it works (a restart reads them anyway).
+          this.o.logger?.error({ err }, 'flagging parked webhook deliveries failed; retrying');
+          if (!this.o.isRunning()) return;
+          await new Promise((resolve) => setTimeout(resolve, 500).unref());
+        }
+      }
+    });
+  }
+
+  /** Reads back a drained truncated queue's next rows from the store. */
+  async reloadQueue(q: Queue): Promise<void> {
+    try {
+      for (let state: ReturnType<DeliveryQueues['unpark']> = 'reload'; state === 'reload' && this.o.isRunning(); ) {
+        // Every row parked so far is flagged before the read, so the read finds them all.
+        for (let p = this.parking; ; p = this.parking) {
+          await p;
+          if (p === this.parking) break;
+        }
+        // Its endpoint deleted meanwhile (a retry after a failed read may come after that).
+        if (this.queues.queues.get(q.key) !== q || q.truncatedAfter === null) return;
+        const parkedBefore = q.parkedRows;
+        const rows = await outbox.parkedOfKey(this.o.store.db, q.endpointId, q.orderingKey!, q.truncatedAfter!, this.o.perKeyLimit);
+        if (this.queues.queues.get(q.key) !== q) return;
+        // All read, and none parked while reading: the key's later rows can join the queue again.
+        state = this.queues.unpark(q, rows, rows.length < this.o.perKeyLimit && q.parkedRows === parkedBefore);
+      }
+    } catch (err) {
+      this.o.logger?.error({ err }, 'webhook queue reload failed; retrying');
+      setTimeout(() => void this.reloadQueue(q), 1000).unref();
+    }
+    this.o.pump();
+  }
+}

@@ -1,0 +1,56 @@
+// The invoicing API's JSON as clients see it (compat.md §5 plus our documented additions): the one
+// copy of these types, imported by the server (model.ts, store.ts) and, type-only, by the console
+// (web/src/api/invoices.ts). Free of imports so the console's type check can read it.
+
+export const CURRENCIES = ['TON', 'USDT'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+export const STATUSES = ['pending', 'paid', 'cancelled', 'expired'] as const;
+export type InvoiceStatus = (typeof STATUSES)[number];
+
+export type PaymentKind = 'payment' | 'excess' | 'late';
+
+export interface PaymentJson {
+  tx_hash: string;
+  lt: number;
+  amount: string;
+  payer: string | null;
+  kind: PaymentKind;
+  utime: number;
+}
+
+/** The invoice on the wire (compat.md §5) plus `date_paid` and `payments` (ours, documented). */
+export interface InvoiceJson {
+  id: string;
+  status: InvoiceStatus;
+  amount: string;
+  currency: Currency;
+  description?: string;
+  date_create: number;
+  date_expire: number;
+  date_change?: number;
+  date_paid?: number;
+  payment_link: string;
+  pay_to_address: string;
+  paid_by_address?: string;
+  overpayment?: string;
+  payments?: PaymentJson[];
+}
+
+/** Paid amount and count of one UTC day (day = unix seconds of its midnight). */
+export interface PaidDay {
+  day: number;
+  amount: string;
+  count: number;
+}
+
+export interface InvoiceStats {
+  total: number;
+  success_total: string;
+  success_in_week: string;
+  invoices_in_progress: number;
+  total_amount_pending: string;
+  currency: Currency;
+  /** Ours: paid amounts per UTC day over the last 30 days, oldest first, days without payments left out. */
+  paid_per_day: PaidDay[];
+}
