@@ -8,6 +8,8 @@ export interface SentTransfer {
   /** Raw address of the receiver. */
   account: string;
   amount: bigint;
+  /** The masterchain block that commits its transaction. */
+  mcSeqno: number;
 }
 
 export interface Scenario {
@@ -30,13 +32,15 @@ export function driveScenario(mcBlocks: number, chain = new SyntheticChain()): S
   let splits = 0;
   let merges = 0;
   let account = 0;
+  let mcSeqno = 1;
   const pay = (shard: string) => {
     const to = chain.addressIn(shard, account++ % 7); // accounts repeat: histories longer than one transaction
     amount += 1n;
     chain.transfer({ from, to, amount });
-    sent.push({ account: to.toRawString(), amount });
+    sent.push({ account: to.toRawString(), amount, mcSeqno });
   };
   for (let i = 1; i <= mcBlocks; i++) {
+    mcSeqno = i;
     const phase = i % CYCLE;
     const shards = chain.shardIds;
     if (phase === 2 && shards.length === 1) (chain.split(shards[0]!), splits++);
