@@ -130,6 +130,10 @@ describe('BlockWalker over loopback ADNL', () => {
     const walked = await walkAll(walker, s, BLOCKS);
     expectExactly(walked, s, BLOCKS);
     expect(await walker.getFinalizedBlock(BLOCKS + 1, { id: walked.at(-1)!.masterchain, tops: [] })).toBeNull();
+    // A walk can start from any trusted block: its tops are read from the block itself.
+    const start = await walker.trusted(walked[25]!.masterchain);
+    const from27 = (await walker.getFinalizedBlock(27, start))!;
+    expect(from27.block).toEqual(walked[26]);
   }, 300_000);
 
   it('a server that forges blocks is demoted; the walk completes through the honest one with no gap and no duplicate', async () => {

@@ -88,9 +88,10 @@ export class BlockWalker {
 
   /** Reads masterchain block `id` (already trusted) for its shard tops: the `prev` of a walk that starts there. */
   async trusted(id: BlockRef): Promise<TrustedMasterchain> {
+    if (id.fileHash === undefined) throw new Error(`a trusted block needs its file hash: ${describeBlock(id)}`);
     const { response, server } = await this.pool.queryWithServer('getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned });
     const block = this.checked(server, () => checkFullBlock(response.data, id, 'mc'));
-    return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash!) })) };
+    return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
   }
 
   private async walk(n: number, prev: TrustedMasterchain): Promise<WalkedBlock> {
@@ -130,7 +131,7 @@ export class BlockWalker {
     const transactions = [mc, ...shards].flatMap((b) => b.transactions) as SourcedTransaction[];
     return {
       block: { masterchain: header0, shards: shards.map((b) => headerOf(b, n)), transactions },
-      trusted: { id: { ...blockRefOf(mc) }, tops: topsOf(mc) },
+      trusted: { id: blockRefOf(mc), tops: topsOf(mc) },
       server: server ?? looked.server,
     };
   }
