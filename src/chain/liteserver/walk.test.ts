@@ -158,9 +158,17 @@ describe('BlockWalker over loopback ADNL', () => {
     expect(liar.fake.calls.filter((c) => c === 'lookupBlock')).toHaveLength(k + 1);
   }, 300_000);
 
-  it('a forged masterchain block is caught by its file hash, and a server that dies mid-walk is replaced', async () => {
+  it('a forged masterchain block is caught by its file hash; a server that withholds blocks or dies mid-walk is replaced', async () => {
     const upTo = Math.min(BLOCKS, 20);
-    const liar = await serve(s, { lie: { forgeBlock: (id: BlockIdExt) => id.workchain === -1 && id.seqno === 4 } });
+    // Forges masterchain block 4; claims its head yet withholds the shard blocks under masterchain block 8.
+    const under8 = new Set(s.steps[7]!.shardBlocks.map((b) => `${b.id.shard}:${b.id.seqno}`));
+    expect(under8.size).toBeGreaterThan(0);
+    const liar = await serve(s, {
+      lie: {
+        forgeBlock: (id: BlockIdExt) => id.workchain === -1 && id.seqno === 4,
+        withholdBlock: (id) => id.workchain === 0 && under8.has(`${BigInt.asUintN(64, id.shard).toString(16).padStart(16, '0')}:${id.seqno}`),
+      },
+    });
     const mortal = await serve(s);
     const honest = await serve(s);
     const events: PoolEvent[] = [];
@@ -182,6 +190,11 @@ describe('BlockWalker over loopback ADNL', () => {
       if (n === 4) {
         expect(w.server).not.toBe(liar.name);
         expect(events.find((e) => e.type === 'demoted')).toMatchObject({ server: liar.name, reason: expect.stringMatching(/mc\.file_hash/) });
+      }
+      if (n === 7) walker.pin(liar.name); // demoted, yet asked first: it withholds the blocks of 8
+      if (n === 8) {
+        expect(w.server).not.toBe(liar.name);
+        expect(events.some((e) => e.type === 'failure' && e.server === liar.name && /651/.test(e.reason))).toBe(true);
       }
       if (n === 11) walker.pin(mortal.name); // the walk of 12 starts on the server about to die
       if (n === 12) expect(w.server).not.toBe(mortal.name);

@@ -26,6 +26,8 @@ export interface LyingModes {
   tamperProof?: (method: LiteMethodName) => boolean;
   /** Never report or serve masterchain blocks above this seqno. */
   withholdAbove?: number;
+  /** Claim the head, yet answer 651 ("not in db") for this block. */
+  withholdBlock?: (id: { workchain: number; shard: bigint; seqno: number }) => boolean;
 }
 
 export interface SyntheticLiteServerOptions {
@@ -183,7 +185,9 @@ export class SyntheticLiteServer implements LiteServerHandler {
   private find(workchain: number, shard: bigint | string, seqno: number): Indexed {
     this.indexTo(this.head.seqno);
     const b = this.byKey.get(blockKey(workchain, shard, seqno));
-    if (!b || b.mcSeqno > this.head.seqno) throw new LiteServerError(LiteErrorCode.notReady, `block (${blockKey(workchain, shard, seqno)}) is not in db`);
+    const tlShard = typeof shard === 'bigint' ? shard : BigInt.asIntN(64, BigInt(`0x${shard}`));
+    const withheld = this.options.lie?.withholdBlock?.({ workchain, shard: tlShard, seqno }) ?? false;
+    if (!b || b.mcSeqno > this.head.seqno || withheld) throw new LiteServerError(LiteErrorCode.notReady, `block (${blockKey(workchain, shard, seqno)}) is not in db`);
     return b;
   }
 
