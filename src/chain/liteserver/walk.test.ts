@@ -115,6 +115,7 @@ function expectExactly(walked: FinalizedBlock[], s: Scenario, upTo: number): voi
 
 let s: Scenario;
 beforeAll(() => {
+  if (BLOCKS < 30) throw new Error('WALK_BLOCKS must be at least 30 (the failover tests walk 30 blocks)');
   s = driveScenario(BLOCKS);
 }, 120_000);
 
@@ -126,10 +127,17 @@ describe('BlockWalker over loopback ADNL', () => {
     expect(s.steps.some((step) => new Set(step.shardBlocks.map((b) => b.id.shard)).size < step.shardBlocks.length)).toBe(true);
     const a = await serve(s);
     const b = await serve(s);
-    const walker = new BlockWalker(await poolOf([a, b]));
+    const pool = await poolOf([a, b]);
+    const walker = new BlockWalker(pool);
     const walked = await walkAll(walker, s, BLOCKS);
     expectExactly(walked, s, BLOCKS);
     expect(await walker.getFinalizedBlock(BLOCKS + 1, { id: walked.at(-1)!.masterchain, tops: [] })).toBeNull();
+    // Tops that are not those of n−1 (here: of n) are the caller's mistake: an error, and no server demoted.
+    const wrong = { id: walked[24]!.masterchain, tops: (await walker.trusted(walked[25]!.masterchain)).tops };
+    await expect(walker.getFinalizedBlock(26, wrong)).rejects.toThrow(/given as a top of block 25/);
+    const older = { id: walked[24]!.masterchain, tops: (await walker.trusted(walked[28]!.masterchain)).tops };
+    await expect(walker.getFinalizedBlock(26, older)).rejects.toThrow(/is not above the previous top/);
+    expect(pool.status().servers.every((x) => x.disproven === 0)).toBe(true);
     // A walk can start from any trusted block: its tops are read from the block itself.
     const start = await walker.trusted(walked[25]!.masterchain);
     const from27 = (await walker.getFinalizedBlock(27, start))!;

@@ -116,15 +116,10 @@ export class BlockWalker {
     const seen = new Set<string>();
     const shards: DecodedBlock[] = [];
     const budget = { left: this.options.maxShardBlocks ?? 10_000 };
-    try {
-      for (const top of mc.shardBlocks ?? []) {
-        if (top.regMcSeqno !== n) continue;
-        await this.walkShard(ask, n, top, prevTops, seen, shards, budget);
-      }
-    } catch (err) {
-      // A walk led past the previous tops: the server that pinned it answered the blocks.
-      if (err instanceof ProofError) throw new WalkProofError(server ?? looked.server, err);
-      throw err;
+    for (const top of mc.shardBlocks ?? []) {
+      if (top.regMcSeqno !== n) continue;
+      if (prevTops.has(top.rootHash)) throw new Error(`masterchain block ${n} registers ${describeBlock(top)}, given as a top of block ${n - 1}`);
+      await this.walkShard(ask, n, top, prevTops, seen, shards, budget);
     }
 
     const header0: BlockHeader = headerOf(mc, n);
@@ -146,11 +141,12 @@ export class BlockWalker {
     for (const top of prevTops.values()) {
       // Seqnos grow along every path (a split's halves and a merge continue above their parents): a block
       // at or below an overlapping previous top that is not that top means the walk went past it.
+      // Every hash on the way is proven, so no server can cause this: the tops given for n−1 are wrong.
       if (top.workchain === ref.workchain && overlaps(shardIdHex(top.shard), shard) && ref.seqno <= top.seqno) {
-        throw new ProofError('walk.prev_tops', 'mismatch', `shard block ${describeBlock(ref)} is not above the previous top ${describeBlock(top)}`);
+        throw new Error(`masterchain block ${n}: shard block ${describeBlock(ref)} is not above the previous top ${describeBlock(top)}; are the tops those of block ${n - 1}?`);
       }
     }
-    if (--budget.left < 0) throw new ProofError('walk.length', 'mismatch', `more shard blocks than ${this.options.maxShardBlocks ?? 10_000} under one masterchain block`);
+    if (--budget.left < 0) throw new Error(`masterchain block ${n}: more than ${this.options.maxShardBlocks ?? 10_000} shard blocks under it`);
     const fetched = await this.fetchBlock(ask, tlId(ref), n, 'shard');
     const info = fetched.info;
     const shardsOfParents = parentShards(info);

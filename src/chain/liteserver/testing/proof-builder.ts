@@ -1,12 +1,11 @@
 // Merkle proofs as a liteserver builds them, for the fake liteserver: a copy of a cell tree in which only
 // the cells a reader walks through stay visible and every other subtree is a pruned branch, wrapped in a
 // MerkleProof. Also the paths through dictionaries and shard trees, and multi-root BoCs.
-import { convertToMerkleProof, type Cell } from '@ton/core';
+import { beginCell, convertToMerkleProof, type Cell } from '@ton/core';
 import { crc32c } from '../../decode/boc.js';
 import { readLabel } from '../../decode/hashmap.js';
 import { cellBytes, CellReader } from '../../decode/reader.js';
 import { prunedBranch } from '../../blocks/merkle-update.js';
-import { beginCell } from '@ton/core';
 
 const key = (c: Cell): string => c.hash().toString('hex');
 
@@ -106,7 +105,7 @@ export function multiRootBoc(roots: Cell[]): Buffer {
     postOrder.push(c);
   };
   for (const r of roots) visit(r);
-  // Parents before children (reverse post-order); roots come first when nothing points at them.
+  // Parents before children: reverse post-order of a depth-first walk from the roots.
   for (let i = postOrder.length - 1; i >= 0; i--) {
     index.set(key(postOrder[i]!), order.length);
     order.push(postOrder[i]!);

@@ -16,8 +16,6 @@ import { MasterchainHead } from '../transport/adnl-server.js';
 import { accountPosition } from '../trust/shards.js';
 import { hashmapPath, multiRootBoc, ProofBuilder, shardTreePath } from './proof-builder.js';
 
-export const MC_SHARD_TL = -(1n << 63n);
-
 /** Ways the server can lie; each is asked per reply. */
 export interface LyingModes {
   /** Serve another block's bytes (a forged block: one bit of its header flipped) for this block. */
