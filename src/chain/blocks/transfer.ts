@@ -39,6 +39,7 @@ export function newAccount(address: Address): SyntheticAccount {
 
 function accountCell(address: Address, balance: bigint, lt: bigint, now: number): Cell {
   return beginCell()
+    .storeBit(1) // account$1 (@ton/core's storeAccount writes the fields only)
     .store(
       storeAccount({
         addr: address,

@@ -73,6 +73,7 @@ describe('ShardStateUnsplit and McStateExtra round-trip real states', () => {
   it('shardAccountEntryOf keeps the Account cell and reads its balance', () => {
     const addr = Address.parseRaw(`0:${'ab'.repeat(32)}`);
     const account = beginCell()
+      .storeBit(1) // account$1
       .store(storeAccount({
         addr,
         storageStats: { used: { cells: 1n, bits: 8n }, storageExtra: null, lastPaid: 1, duePayment: null },

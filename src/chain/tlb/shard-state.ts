@@ -137,7 +137,8 @@ export function shardAccountEntryOf(address: bigint, shardAccount: Cell): ShardA
   const account = s.loadRef();
   const lastTransHash = s.loadBuffer(32);
   const lastTransLt = s.loadUintBig(64);
-  const balance = account.beginParse().preloadBit() ? loadAccount(account.beginParse()).storage.balance : ZERO;
+  const a = account.beginParse();
+  const balance = a.loadBit() ? loadAccount(a).storage.balance : ZERO; // account$1 … / account_none$0
   return { address, account, lastTransHash, lastTransLt, splitDepth: 0, balance };
 }
 
