@@ -78,7 +78,7 @@ it('the built server (bin/tonwatch.js serve) serves the API and the console; a b
     expect(dns.status).toBe(200);
 
     // The built CLI finds the server by the same PORT, with no URL given.
-    const env = { ...process.env, PORT: String(port) };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
     delete env.TONWATCH_URL;
     delete env.TONWATCH_CONFIG;
     const listed = execFileSync(process.execPath, [path.join(first, 'bin/tonwatch.js'), 'devnet', 'wallets'], { env, encoding: 'utf8' });

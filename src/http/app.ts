@@ -16,6 +16,7 @@ import { registerAuth, type ConcurrencyLimiter, type KeyVerifier } from './auth.
 import { registerDocs } from './docs.js';
 import { toErrorResponse } from './errors.js';
 import { registerHealth, type HealthProvider } from './health.js';
+import { rejectLossyJsonNumbers } from './json-numbers.js';
 import { registerMetrics } from './metrics.js';
 
 /** Node's default 16 KiB fits only ~240 addresses in a streaming GET URL. */
@@ -105,6 +106,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('preValidation', rejectLossyJsonNumbers);
 
   app.setErrorHandler((err, request, reply) => {
     const { statusCode, body, headers } = toErrorResponse(err);

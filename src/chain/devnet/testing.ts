@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { toErrorResponse } from '../../http/errors.js';
+import { rejectLossyJsonNumbers } from '../../http/json-numbers.js';
 import type { HashHex, TransactionModel } from '../model.js';
 import type { DevnetChain, DevnetChainOptions } from './chain.js';
 import { settle } from './genesis.js';
@@ -37,6 +38,7 @@ export async function serveControlApi(devnet: Devnet): Promise<{ url: string; cl
     const r = toErrorResponse(e);
     reply.code(r.statusCode).send(r.body);
   });
+  app.addHook('preValidation', rejectLossyJsonNumbers);
   await app.register(devnetRoutes, { control: devnet.control });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url, close: () => app.close() };
