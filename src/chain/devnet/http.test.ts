@@ -140,7 +140,7 @@ describe('devnet control API: bad input', () => {
 
 describe('devnet service component', () => {
   it('registers the control routes and reports health for a devnet source only', async () => {
-    const component = await devnetComponent({ source: devnet.chain } as unknown as ServiceContext);
+    const component = await devnetComponent({ source: devnet.chain, config: { devnetControl: 'local' } } as unknown as ServiceContext);
     const other = Fastify();
     await component.routes!(other);
     const res = await other.inject({ method: 'GET', url: '/devnet/info' });

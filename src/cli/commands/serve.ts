@@ -50,6 +50,7 @@ export async function run(argv: string[]): Promise<number> {
   if (service.source.network === 'devnet') lines.push(`  devnet control   ${url}/devnet/wallets`);
   if (adminKey.key) lines.push('', `  admin key (shown once, store it now): ${adminKey.key}`);
   else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : 'as printed on first start (create more with `tonwatch keys`)'}`);
+  lines.push(...otherAdminKeyLines(adminKey.otherAdminKeys));
   console.error(lines.join('\n') + '\n');
 
   return new Promise<number>((resolve) => {
@@ -71,4 +72,14 @@ export async function run(argv: string[]): Promise<number> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+}
+
+/** Admin keys besides the one in use stay valid (e.g. the generated one after TONWATCH_ADMIN_KEY is set): say so. */
+export function otherAdminKeyLines(others: ReadonlyArray<{ id: string; name: string }>): string[] {
+  if (others.length === 0) return [];
+  const list = others.map((k) => `${k.id} "${k.name}"`).join(', ');
+  return [
+    `  ${others.length} other admin key${others.length === 1 ? ' is' : 's are'} also active: ${list}`,
+    '  revoke one with `npm run tonwatch -- keys revoke <id>` (`keys list` shows them all)',
+  ];
 }
