@@ -125,9 +125,9 @@ describe('tonwatch serve as a process', () => {
 
   it('says at start which other admin keys are active and how to revoke them (TONWATCH_ADMIN_KEY set after a plain start)', async () => {
     const dataDir = tempDir();
-    // The banner comes after "listening"; SIGTERM before it would find no handler yet.
+    // The banner comes after "listening", once the SIGTERM handler is in place.
     const banner = async (s: { output(): string }) => {
-      for (let i = 0; i < 200 && !s.output().includes('admin key'); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && !s.output().includes('tonwatch is running on the'); i++) await new Promise((r) => setTimeout(r, 50));
     };
     const plain = await spawnService({ dataDir, env: { TONWATCH_ADMIN_KEY: '' } });
     await banner(plain);

@@ -51,9 +51,9 @@ export async function run(argv: string[]): Promise<number> {
   if (adminKey.key) lines.push('', `  admin key (shown once, store it now): ${adminKey.key}`);
   else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : 'as printed on first start (create more with `tonwatch keys`)'}`);
   lines.push(...otherAdminKeyLines(adminKey.otherAdminKeys));
-  console.error(lines.join('\n') + '\n');
 
-  return new Promise<number>((resolve) => {
+  // The handlers are in place before the banner says the server runs: a SIGTERM right after it stops gracefully.
+  const stopped = new Promise<number>((resolve) => {
     let signalled = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (signalled) {
@@ -72,6 +72,8 @@ export async function run(argv: string[]): Promise<number> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+  console.error(lines.join('\n') + '\n');
+  return stopped;
 }
 
 /** Admin keys besides the one in use stay valid (e.g. the generated one after TONWATCH_ADMIN_KEY is set): say so. */
