@@ -125,7 +125,7 @@ export const settings = {
     env: 'TONWATCH_CHAIN',
     values: ['devnet', 'replay', 'liteserver'] as const,
     default: 'devnet',
-    doc: 'Chain source: the embedded local devnet, replayed blocks, or real networks through liteservers.',
+    doc: 'Chain source: the embedded local devnet or replayed blocks; `liteserver` (real networks) is not in this build yet and is refused at start.',
   }),
   network: oneOf({
     env: 'TONWATCH_NETWORK',
@@ -144,6 +144,12 @@ export const settings = {
     env: 'TONWATCH_DEVNET_MANUAL_BLOCKS',
     default: false,
     doc: 'Devnet: produce blocks only on `POST /devnet/blocks` (deterministic tests) instead of every TONWATCH_BLOCK_INTERVAL_MS.',
+  }),
+  devnetControl: oneOf({
+    env: 'TONWATCH_DEVNET_CONTROL',
+    values: ['local', 'key', 'open'] as const,
+    default: 'local',
+    doc: 'Devnet: who may call the control API (`/devnet/*`: send, pay, blocks): `local` callers on this machine (loopback, not a page of another site) without a key and others with an admin key; `key` everyone with an admin key; `open` anyone.',
   }),
   replayRate: int({
     env: 'TONWATCH_REPLAY_RATE',

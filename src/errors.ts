@@ -51,7 +51,7 @@ interface FastifyLikeError {
   statusCode?: number;
   code?: string;
   message: string;
-  validation?: Array<{ instancePath?: string; params?: Record<string, unknown>; message?: string }>;
+  validation?: Array<{ keyword?: string; instancePath?: string; params?: Record<string, unknown>; message?: string }>;
   validationContext?: string;
 }
 
@@ -72,7 +72,9 @@ export function toErrorResponse(err: unknown): { statusCode: number; body: Error
   if (e?.validation) {
     const field = validationField(e);
     const first = e.validation[0];
-    const what = first?.message ?? 'is invalid';
+    // Ajv says "must be equal to one of the allowed values": name them.
+    const allowed = first?.keyword === 'enum' ? first.params?.allowedValues : undefined;
+    const what = Array.isArray(allowed) ? `must be one of ${allowed.join(', ')}` : (first?.message ?? 'is invalid');
     const where = e.validationContext ?? 'request';
     const message = field ? `invalid ${where} field '${field}': ${what}` : `invalid ${where}: ${what}`;
     return { statusCode: 400, body: field ? { error: message, field } : { error: message }, headers: {} };

@@ -1,18 +1,72 @@
 // `npm start` runs the build in dist/, not the sources: build it and start it the way the README does,
 // so a file the build forgets (contract sources, console assets) fails here and not on a user's machine.
+// Every build here runs in a copy of the sources in a temporary directory: a test never writes the
+// checkout, whose dist/ and web/dist/ may be serving a server the developer started before `npm test`.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { ROOT, spawnService } from './support/service.js';
+import { ROOT, spawnService, type SpawnedService } from './support/service.js';
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'tonwatch-build-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const tmp = mkdtempSync(path.join(tmpdir(), 'tonwatch-build-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-it('the built server (bin/tonwatch.js serve) starts on the devnet and serves the API and the console', async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' });
-  const service = await spawnService({ dataDir, command: [path.join(ROOT, 'bin/tonwatch.js'), 'serve'] });
+/** What `npm run build` reads: the sources, the configs and the launcher. */
+const BUILD_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'bin', 'src', 'web'];
+
+/** Copies the sources to `dir` and runs `npm run build` there with this environment (NODE_ENV=test under vitest). */
+function buildCopy(dir: string, env: NodeJS.ProcessEnv = process.env): string {
+  for (const name of BUILD_INPUTS) {
+    cpSync(path.join(ROOT, name), path.join(dir, name), { recursive: true, filter: (src) => !src.startsWith(path.join(ROOT, 'web', 'dist')) });
+  }
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, env, stdio: 'pipe' });
+  return dir;
+}
+
+/** Every file of the checkout with its size and modification time (not node_modules, .git, the data dir, test screenshots). */
+function checkoutFiles(dir = ROOT, out = new Map<string, string>()): Map<string, string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (dir === ROOT && ['node_modules', '.git', 'data', 'test-results'].includes(entry.name)) continue;
+    if (entry.isDirectory()) checkoutFiles(file, out);
+    else if (entry.isFile()) {
+      const st = statSync(file);
+      out.set(path.relative(ROOT, file), `${st.size}@${st.mtimeMs}`);
+    }
+  }
+  return out;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The console's page and the script it loads, as a browser would fetch them. */
+async function consoleScript(url: string): Promise<{ src: string; status: number; body: string }> {
+  const page = await fetch(`${url}/console/`);
+  expect(page.status).toBe(200);
+  const src = /<script[^>]+src="([^"]+)"/.exec(await page.text())?.[1];
+  expect(src).toMatch(/^\/console\/assets\/.+\.js$/);
+  const script = await fetch(`${url}${src}`);
+  return { src: src!, status: script.status, body: await script.text() };
+}
+
+it('the built server (bin/tonwatch.js serve) serves the API and the console; a build beside it changes neither it nor the checkout', async () => {
+  const before = checkoutFiles();
+  const first = buildCopy(mkdtempSync(path.join(tmp, 'a-')));
+  const port = await freePort();
+  const service: SpawnedService = await spawnService({
+    dataDir: mkdtempSync(path.join(tmp, 'data-')),
+    command: [path.join(first, 'bin/tonwatch.js'), 'serve'],
+    env: { PORT: String(port) },
+  });
   try {
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(200);
@@ -22,11 +76,30 @@ it('the built server (bin/tonwatch.js serve) starts on the devnet and serves the
     expect(wallets.map((w) => w.name)).toContain('alice');
     const dns = await fetch(`${service.url}/resolve/alice.ton`, { headers: { authorization: `Bearer ${service.adminKey}` } });
     expect(dns.status).toBe(200);
-    const console = await fetch(`${service.url}/console/`);
-    expect(console.status).toBe(200);
-    expect(await console.text()).toContain('<html');
+
+    // The built CLI finds the server by the same PORT, with no URL given.
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
+    delete env.TONWATCH_URL;
+    delete env.TONWATCH_CONFIG;
+    const listed = execFileSync(process.execPath, [path.join(first, 'bin/tonwatch.js'), 'devnet', 'wallets'], { env, encoding: 'utf8' });
+    expect(listed).toMatch(/^alice\s+v4\s+UQ/m);
+
+    // The console's script loads; built under NODE_ENV=test it is the production bundle all the same.
+    const served = await consoleScript(service.url);
+    expect(served.status).toBe(200);
+
+    // Another build while the server runs, from a shell that says development: same production bundle,
+    // and the running server's console still loads.
+    const second = buildCopy(mkdtempSync(path.join(tmp, 'b-')), { ...process.env, NODE_ENV: 'development' });
+    expect(readdirSync(path.join(second, 'web/dist/assets')).sort()).toEqual(readdirSync(path.join(first, 'web/dist/assets')).sort());
+    const after = await consoleScript(service.url);
+    expect(after.src).toBe(served.src);
+    expect(after.status).toBe(200);
+    expect(after.body).toBe(served.body);
   } finally {
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
   }
-}, 180_000);
+  // Nothing under the checkout was written: no build output, no source.
+  expect(checkoutFiles()).toEqual(before);
+}, 300_000);

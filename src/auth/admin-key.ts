@@ -3,13 +3,15 @@
 // keys it created: changing or unsetting it revokes the previous one.
 import { ConfigError, type Config } from '../config.js';
 import type { Store } from '../store/db.js';
-import { ApiKeys } from './keys.js';
+import { ApiKeys, type ApiKeyInfo } from './keys.js';
 
 export interface AdminKeyResult {
   /** The secret, only when it was generated just now. */
   key?: string;
   keyId: string;
   source: 'env' | 'generated' | 'existing';
+  /** Other active keys with the admin scope (a generated key stays valid when TONWATCH_ADMIN_KEY is set later). */
+  otherAdminKeys: Array<{ id: string; name: string }>;
 }
 
 export async function ensureAdminKey(
@@ -37,12 +39,17 @@ export async function ensureAdminKey(
       await keys.restoreKey(key.id);
     }
     for (const old of previousEnvKeys) if (old.id !== key.id) await keys.revokeKey(old.id);
-    return { keyId: key.id, source: 'env' };
+    return { keyId: key.id, source: 'env', otherAdminKeys: otherAdmins(active, key.id) };
   }
 
   for (const old of previousEnvKeys) await keys.revokeKey(old.id);
   const admin = active.find((k) => k.origin !== 'env' && k.scopes.includes('admin'));
-  if (admin) return { keyId: admin.id, source: 'existing' };
+  if (admin) return { keyId: admin.id, source: 'existing', otherAdminKeys: otherAdmins(active, admin.id) };
   const created = await keys.createKey({ name: 'admin (generated on first start)', scopes: ['admin'], origin: 'generated' });
-  return { key: created.key, keyId: created.id, source: 'generated' };
+  return { key: created.key, keyId: created.id, source: 'generated', otherAdminKeys: otherAdmins(active, created.id) };
+}
+
+/** Active admin keys other than `keyId`; env keys were revoked above unless they are `keyId`. */
+function otherAdmins(active: ApiKeyInfo[], keyId: string): Array<{ id: string; name: string }> {
+  return active.filter((k) => k.id !== keyId && k.origin !== 'env' && k.scopes.includes('admin')).map((k) => ({ id: k.id, name: k.name }));
 }

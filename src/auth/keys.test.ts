@@ -113,7 +113,7 @@ describe.each(dialects)('API keys on %s', (dialect) => {
     const keys = new ApiKeys(store);
     expect((await keys.verify(first.key!))?.scopes).toEqual(['admin']);
     const second = await ensureAdminKey(store, { adminKey: undefined });
-    expect(second).toEqual({ keyId: first.keyId, source: 'existing' });
+    expect(second).toEqual({ keyId: first.keyId, source: 'existing', otherAdminKeys: [] });
     expect(await keys.listKeys()).toHaveLength(1);
   });
 
@@ -141,6 +141,17 @@ describe.each(dialects)('API keys on %s', (dialect) => {
     expect(unset.source).toBe('generated');
     expect(await verify('automation-key-0001')).toBeNull();
     expect(await verify(unset.key!)).not.toBeNull();
+  });
+
+  it('ensureAdminKey: setting TONWATCH_ADMIN_KEY after a plain start leaves the generated key valid and says so', async () => {
+    store = await openTestStore(dialect);
+    const generated = await ensureAdminKey(store, { adminKey: undefined });
+    const env = await ensureAdminKey(store, { adminKey: 'automation-key-0003' });
+    expect(env.otherAdminKeys).toEqual([{ id: generated.keyId, name: 'admin (generated on first start)' }]);
+    expect(await new ApiKeys(store).verify(generated.key!)).not.toBeNull();
+    // Revoked as the banner says, it is no longer counted.
+    await new ApiKeys(store).revokeKey(generated.keyId);
+    expect((await ensureAdminKey(store, { adminKey: 'automation-key-0003' })).otherAdminKeys).toEqual([]);
   });
 
   it('ensureAdminKey refuses a TONWATCH_ADMIN_KEY equal to an existing key', async () => {

@@ -1,6 +1,7 @@
 // What the CLI commands that talk to a running server share: their command line (positionals,
 // `--name value` / `--name=value` options, boolean flags, -h) and one JSON call to the server's API
 // with its errors said in words.
+import { loadConfig, settings } from '../config.js';
 
 /** A command line the command cannot run; printed with the command's help. */
 export class UsageError extends Error {}
@@ -45,9 +46,25 @@ export function lastOption(line: CommandLine, name: string): string | undefined 
   return line.options[name]?.at(-1);
 }
 
-/** The server to talk to: --url, else $TONWATCH_URL, else the default port on this machine. */
-export function serverUrl(line: CommandLine): string {
-  return (lastOption(line, 'url') ?? process.env.TONWATCH_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+/** The server to talk to: --url, else $TONWATCH_URL, else this machine on the port the server chose. */
+export function serverUrl(line: CommandLine, env: NodeJS.ProcessEnv = process.env): string {
+  return (lastOption(line, 'url') ?? (env.TONWATCH_URL?.trim() || localServerUrl(env))).replace(/\/+$/, '');
+}
+
+/** The server's own PORT and HOST (environment, else TONWATCH_CONFIG's file, else defaults). */
+function localServerUrl(env: NodeJS.ProcessEnv): string {
+  let port: number;
+  let host: string;
+  try {
+    ({ port, host } = loadConfig(env));
+  } catch {
+    // Some other setting is wrong: the server would not start with it, but PORT may still be right.
+    port = settings.port.parse(env.PORT?.trim() ?? '') ?? (settings.port.default as number);
+    host = '0.0.0.0';
+  }
+  // A server on every interface (the default) answers on loopback.
+  const address = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${address}:${port}`;
 }
 
 export interface ApiCall {

@@ -20,6 +20,8 @@ async function usage(): Promise<string> {
     lines.push(`  ${name.padEnd(8)} ${summary}`);
   }
   lines.push('', 'Run `tonwatch <command> --help` for its options.');
+  lines.push('Commands that talk to a running server (devnet, apps) find it with --url, else $TONWATCH_URL,');
+  lines.push('else at http://127.0.0.1:$PORT, PORT as `tonwatch serve` reads it (environment, TONWATCH_CONFIG; default 8080).');
   return lines.join('\n');
 }
 

@@ -17,6 +17,7 @@ import { toErrorResponse, type ErrorBody } from '../errors.js';
 import { isStoreUnavailable, STORE_UNAVAILABLE } from '../store/faults.js';
 import { guardNumbers } from './finite-numbers.js';
 import { registerHealth, type HealthProvider } from './health.js';
+import { rejectLossyJsonNumbers } from './json-numbers.js';
 import { registerClientLimits } from './limits.js';
 import { registerMetrics } from './metrics.js';
 
@@ -130,6 +131,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('preValidation', rejectLossyJsonNumbers);
 
   app.setErrorHandler((err, request, reply) => {
     const { statusCode, body, headers } = isStoreUnavailable(err) ? { ...STORE_UNAVAILABLE, body: { ...STORE_UNAVAILABLE.body } as ErrorBody } : toErrorResponse(err);

@@ -15,6 +15,24 @@ export interface RouteAuth {
   anonymous?: boolean;
   /** Query parameters that may carry the key, after the Authorization header. Default `['token']`. */
   queryParams?: readonly string[];
+  /** Callers on this machine need no key (see `isLocalCaller`); everyone else does. */
+  localWithoutKey?: boolean;
+}
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
+
+/**
+ * A caller on this machine, not a web page from elsewhere: a loopback client address, and no Origin
+ * header, or one naming this same loopback host (a page of another site, or a DNS-rebound name,
+ * sends its own origin even when the browser runs here).
+ */
+export function isLocalCaller(request: FastifyRequest): boolean {
+  const ip = request.ip;
+  if (!(ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.'))) return false;
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  const host = request.headers.host ?? '';
+  return LOOPBACK_HOST.test(host) && (origin === `http://${host}` || origin === `https://${host}`);
 }
 
 declare module 'fastify' {
@@ -92,9 +110,14 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): Concurren
     const queryParams = auth.queryParams ?? ['token'];
     const secret = bearerToken(request.headers.authorization) ?? queryToken(request.query, queryParams);
     if (secret === undefined) {
+      if (auth.localWithoutKey && isLocalCaller(request)) {
+        request.principal = null;
+        return;
+      }
       if (!auth.anonymous) {
         const where = queryParams.map((p) => `?${p}=<key>`).join(' or ');
-        throw unauthorized(`missing API key: send Authorization: Bearer <key> or ${where}`);
+        const local = auth.localWithoutKey ? ' (callers on this machine need none)' : '';
+        throw unauthorized(`missing API key${local}: send Authorization: Bearer <key> or ${where}`);
       }
       const release = limiter.tryAcquire(request.ip);
       if (!release) {

@@ -138,7 +138,7 @@ export class InvoicesService {
     try {
       return await this.deps.engine.checkUrl(url);
     } catch (err) {
-      if (err instanceof EndpointRefusedError) throw badRequest(`${field}: ${err.reason}`, field);
+      if (err instanceof EndpointRefusedError) throw badRequest(err.reason.startsWith('endpoint ') ? field + err.reason.slice('endpoint'.length) : `${field}: ${err.reason}`, field);
       throw err;
     }
   }

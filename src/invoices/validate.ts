@@ -39,9 +39,9 @@ export function currencyInput(value: unknown, field = 'currency'): Currency {
 }
 
 export function amountInput(value: unknown, currency: Currency, field = 'amount'): bigint {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) value = String(value);
-  if (typeof value !== 'string' || !/^[0-9]{1,30}$/.test(value.trim())) {
-    throw badRequest(`${field} must be a positive integer string of minimal units (nanoton for TON, 10^-6 for USDT)`, field);
+  // A JSON number would already have lost digits past 2^53: amounts are strings in this API.
+  if (typeof value !== 'string' || !/^[0-9]+$/.test(value.trim())) {
+    throw badRequest(`${field} must be a string of digits in minimal units (nanoton for TON, 10^-6 for USDT), e.g. "2500000000"`, field);
   }
   const amount = BigInt(value.trim());
   if (amount < MIN_AMOUNT[currency]) {

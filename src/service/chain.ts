@@ -13,7 +13,20 @@ export interface ChainChoice {
   profile(): Promise<NetworkProfile>;
 }
 
+/** A chain source this build cannot run, refused before anything (the data directory, the store) is touched. */
+export function checkChainAvailable(config: Pick<Config, 'chain'>): void {
+  if (config.chain === 'liteserver') {
+    throw new ConfigError([
+      {
+        setting: 'TONWATCH_CHAIN',
+        message: 'TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay',
+      },
+    ]);
+  }
+}
+
 export async function createChainSource(config: Config, logger: Logger): Promise<ChainChoice> {
+  checkChainAvailable(config);
   const overrides = { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot };
   switch (config.chain) {
     case 'devnet': {
@@ -33,12 +46,7 @@ export async function createChainSource(config: Config, logger: Logger): Promise
       return { source: createReplaySource(replayOptionsFromConfig(config)), profile: async () => withOverrides(profile, overrides) };
     }
     case 'liteserver':
-      throw new ConfigError([
-        {
-          setting: 'TONWATCH_CHAIN',
-          message: 'TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay',
-        },
-      ]);
+      throw new Error('unreachable: refused by checkChainAvailable');
   }
 }
 

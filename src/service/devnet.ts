@@ -18,7 +18,9 @@ export const devnetComponent: ComponentFactory = (ctx) => {
   const chain = ctx.source;
   if (!(chain instanceof DevnetChain) || !chain.directory) return { name: 'devnet' };
   const control = new DevnetControl(chain, chain.directory);
-  const routeConfig: FastifyContextConfig = {};
+  // Sending and paying move devnet funds: by default only callers on this machine do it without a key.
+  const mode = ctx.config.devnetControl;
+  const routeConfig: FastifyContextConfig = mode === 'open' ? {} : { auth: { scope: 'admin', localWithoutKey: mode === 'local' } };
   const component: Component = {
     name: 'devnet',
     routes: async (app) => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,5 +121,40 @@ describe('tonwatch serve as a process', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).not.toBe(0);
     expect(stderr).toContain('PORT: must be an integer from 0 to 65535, got "eighty"');
+  });
+
+  it('says at start which other admin keys are active and how to revoke them (TONWATCH_ADMIN_KEY set after a plain start)', async () => {
+    const dataDir = tempDir();
+    // The banner comes after "listening", once the SIGTERM handler is in place.
+    const banner = async (s: { output(): string }) => {
+      for (let i = 0; i < 200 && !s.output().includes('tonwatch is running on the'); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    const plain = await spawnService({ dataDir, env: { TONWATCH_ADMIN_KEY: '' } });
+    await banner(plain);
+    plain.child.kill('SIGTERM');
+    expect(await plain.exited).toBe(0);
+    expect(plain.output()).toMatch(/admin key \(shown once, store it now\): tw_/);
+    const keyed = await spawnService({ dataDir });
+    await banner(keyed);
+    keyed.child.kill('SIGTERM');
+    expect(await keyed.exited).toBe(0);
+    expect(keyed.output()).toContain('admin key: from TONWATCH_ADMIN_KEY');
+    expect(keyed.output()).toMatch(/1 other admin key is also active: \S+ "admin \(generated on first start\)"/);
+    expect(keyed.output()).toContain('npm run tonwatch -- keys revoke <id>');
+  }, 120_000);
+
+  it('refuses TONWATCH_CHAIN=liteserver (not in this build) before it creates or migrates the data directory', async () => {
+    const dataDir = path.join(tempDir(), 'not-yet');
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, TONWATCH_CHAIN: 'liteserver', TONWATCH_DATA_DIR: dataDir, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay');
+    expect(existsSync(dataDir)).toBe(false);
   });
 });

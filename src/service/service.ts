@@ -22,7 +22,7 @@ import { FollowerMetrics } from '../pipeline/metrics.js';
 import { openStore, type Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { registerStoreMetrics } from '../store/metrics.js';
-import { createChainSource } from './chain.js';
+import { checkChainAvailable, createChainSource } from './chain.js';
 import type { Component, ComponentEntry, ServiceContext } from './component.js';
 import { serviceMigrations } from './migrations.js';
 
@@ -59,6 +59,7 @@ export async function startService(config: Config, options: StartServiceOptions)
   const logger = options.logger ?? pino({ level: config.logLevel });
   const now = options.now ?? Date.now;
   const cleanup: Array<() => Promise<unknown>> = [];
+  checkChainAvailable(config);
   try {
     const store = await openStore(storeOptions(config));
     cleanup.push(() => store.close());

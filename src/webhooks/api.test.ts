@@ -105,7 +105,8 @@ describe.each(dialects)('webhooks API on %s', (dialect) => {
     const { webhook_id: id } = await createWebhook();
     const cases: Array<[string, string, unknown, string, RegExp]> = [
       ['POST', '/webhooks', { endpoint: 'ftp://example.com/x' }, 'endpoint', /http or https/],
-      ['POST', '/webhooks', { endpoint: 'not a url' }, 'endpoint', /absolute/],
+      ['POST', '/webhooks', { endpoint: 'not a url' }, 'endpoint', /^endpoint must be an absolute/],
+      ['POST', `/webhooks/${id}/account-tx/replay`, { account_id: account(1), from_lt: 123456789012345678901 }, 'from_lt', /past 2\^53 .*string of digits/],
       ['POST', '/webhooks', { endpoint: 'http://user:pw@example.com/' }, 'endpoint', /credentials/],
       ['POST', '/webhooks', {}, 'endpoint', /endpoint/],
       ['POST', `/webhooks/${id}/account-tx/subscribe`, { accounts: [{ account_id: account(1) }, { account_id: '0:zz' }] }, 'accounts.1.account_id', /invalid address/],

@@ -58,7 +58,7 @@ export class Webhooks {
     try {
       return await this.engine.createEndpoint({ producer: PRODUCER, owner, url });
     } catch (err) {
-      if (err instanceof EndpointRefusedError) throw badRequest(`endpoint: ${err.reason}`, 'endpoint');
+      if (err instanceof EndpointRefusedError) throw badRequest(err.reason.startsWith('endpoint ') ? err.reason : `endpoint: ${err.reason}`, 'endpoint');
       throw err;
     }
   }

@@ -10,6 +10,7 @@ import type { DevnetChain, DevnetChainOptions } from '../../src/chain/devnet/cha
 import { settle } from '../../src/chain/devnet/genesis.js';
 import { devnetRoutes } from '../../src/chain/devnet/http.js';
 import { startDevnet, type Devnet } from '../../src/chain/devnet/index.js';
+import { rejectLossyJsonNumbers } from '../../src/http/json-numbers.js';
 
 export interface TestDevnet extends Devnet {
   dataDir: string;
@@ -37,6 +38,7 @@ export async function serveControlApi(devnet: Devnet): Promise<{ url: string; cl
     const r = toErrorResponse(e);
     reply.code(r.statusCode).send(r.body);
   });
+  app.addHook('preValidation', rejectLossyJsonNumbers);
   await app.register(devnetRoutes, { control: devnet.control });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url, close: () => app.close() };

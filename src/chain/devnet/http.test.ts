@@ -96,6 +96,8 @@ describe('devnet control API: bad input', () => {
     ['send from an unknown wallet', '/devnet/send', { from: 'zed', to: 'bob', amount: '1' }, 'from'],
     ['send to a bad address', '/devnet/send', { from: 'alice', to: 'EQnotanaddress', amount: '1' }, 'to'],
     ['send a non-integer amount', '/devnet/send', { from: 'alice', to: 'bob', amount: '1.5' }, 'amount'],
+    ['send a JSON number amount', '/devnet/send', { from: 'alice', to: 'bob', amount: 1000000000 }, 'amount'],
+    ['jetton send with a JSON number forward amount', '/devnet/jetton/send', { from: 'alice', jetton: 'usdt', to: 'bob', amount: '1', forward_ton_amount: 123456789012345677 }, 'forward_ton_amount'],
     ['send zero', '/devnet/send', { from: 'alice', to: 'bob', amount: '0' }, 'amount'],
     ['send more than Coins hold', '/devnet/send', { from: 'alice', to: 'bob', amount: (2n ** 121n).toString() }, 'amount'],
     ['send more than the balance', '/devnet/send', { from: 'alice', to: 'bob', amount: '1000000000000000000' }, 'amount'],
@@ -138,7 +140,7 @@ describe('devnet control API: bad input', () => {
 
 describe('devnet service component', () => {
   it('registers the control routes and reports health for a devnet source only', async () => {
-    const component = await devnetComponent({ source: devnet.chain } as unknown as ServiceContext);
+    const component = await devnetComponent({ source: devnet.chain, config: { devnetControl: 'local' } } as unknown as ServiceContext);
     const other = Fastify();
     await component.routes!(other);
     const res = await other.inject({ method: 'GET', url: '/devnet/info' });

@@ -24,7 +24,8 @@ commands:
   webhook remove <app id> <webhook id>
 
 options:
-  --url <url>   the server (default: $TONWATCH_URL, else http://127.0.0.1:8080)
+  --url <url>   the server (default: $TONWATCH_URL, else http://127.0.0.1:$PORT, PORT as
+                tonwatch serve reads it, default 8080)
   --key <key>   admin key (default: $TONWATCH_ADMIN_KEY)
   --json        print the server's JSON answer
   -h, --help    this help`;

@@ -1,4 +1,7 @@
 // `tonwatch devnet …` against a real control API (Fastify on port 0 over a real devnet).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from '../../../test/support/devnet.js';
 import { run } from './devnet.js';
@@ -80,5 +83,29 @@ describe('tonwatch devnet', () => {
     expect(down.code).toBe(1);
     expect(down.err).toContain('cannot reach tonwatch at http://127.0.0.1:1');
     expect((await cli('--help')).out).toContain('usage: tonwatch devnet');
+  });
+
+  it('finds the server on the port the server chose: TONWATCH_URL, else PORT (environment or TONWATCH_CONFIG)', async () => {
+    const port = new URL(url).port;
+    vi.stubEnv('TONWATCH_URL', '');
+    vi.stubEnv('TONWATCH_CONFIG', '');
+    vi.stubEnv('PORT', port);
+    try {
+      const byPort = await cli('wallets', '--json');
+      expect(byPort.err).toBe('');
+      expect(JSON.parse(byPort.out).map((w: { name: string }) => w.name)).toContain('alice');
+      // The server's config file names the port when the environment does not.
+      const dir = mkdtempSync(path.join(tmpdir(), 'tw-cli-'));
+      writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ PORT: Number(port) }));
+      vi.stubEnv('PORT', '');
+      vi.stubEnv('TONWATCH_CONFIG', path.join(dir, 'config.json'));
+      expect((await cli('wallets')).code).toBe(0);
+      rmSync(dir, { recursive: true });
+      // TONWATCH_URL wins over PORT.
+      vi.stubEnv('TONWATCH_URL', 'http://127.0.0.1:1');
+      expect((await cli('wallets')).err).toContain('cannot reach tonwatch at http://127.0.0.1:1');
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

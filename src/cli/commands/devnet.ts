@@ -27,7 +27,8 @@ commands:
   deploy               --from <wallet> [--amount <nanoton>]
 
 options:
-  --url <url>   the server (default: $TONWATCH_URL, else http://127.0.0.1:8080)
+  --url <url>   the server (default: $TONWATCH_URL, else http://127.0.0.1:$PORT, PORT as
+                tonwatch serve reads it, default 8080)
   --json        print the server's JSON answer
   -h, --help    this help`;
 

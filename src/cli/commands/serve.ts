@@ -56,9 +56,10 @@ export async function run(argv: string[]): Promise<number> {
   if (service.source.network === 'devnet') lines.push(`  devnet control   ${url}/devnet/wallets`);
   if (adminKey.key) lines.push('', `  admin key (shown once, store it now): ${adminKey.key}`);
   else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : 'as printed on first start (create more with `tonwatch keys`)'}`);
-  console.error(lines.join('\n') + '\n');
+  lines.push(...otherAdminKeyLines(adminKey.otherAdminKeys));
 
-  return new Promise<number>((resolve) => {
+  // The handlers are in place before the banner says the server runs: a SIGTERM right after it stops gracefully.
+  const stopped = new Promise<number>((resolve) => {
     let signalled = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (signalled) {
@@ -77,4 +78,16 @@ export async function run(argv: string[]): Promise<number> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+  console.error(lines.join('\n') + '\n');
+  return stopped;
+}
+
+/** Admin keys besides the one in use stay valid (e.g. the generated one after TONWATCH_ADMIN_KEY is set): say so. */
+export function otherAdminKeyLines(others: ReadonlyArray<{ id: string; name: string }>): string[] {
+  if (others.length === 0) return [];
+  const list = others.map((k) => `${k.id} "${k.name}"`).join(', ');
+  return [
+    `  ${others.length} other admin key${others.length === 1 ? ' is' : 's are'} also active: ${list}`,
+    '  revoke one with `npm run tonwatch -- keys revoke <id>` (`keys list` shows them all)',
+  ];
 }
