@@ -3,7 +3,7 @@
 // string. Before validation, a JSON number where the route's body schema wants a string is a 400 naming
 // the field, and a number where it takes an integer or a string must be one that JSON carries exactly.
 import type { FastifyRequest } from 'fastify';
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 
 interface Schema {
   type?: string | string[];
