@@ -126,12 +126,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
     // The schema is the validation and the documentation: a route without one is a bug to fix.
     if (!route.schema && !hidden && route.method !== 'HEAD') app.log.warn({ method: route.method, url: route.url }, 'route without a schema');
     guardNumbers(route);
+    // Path and query numbers first, then the body's, the order the validator reports them in.
+    route.preValidation = [...[route.preValidation ?? []].flat(), rejectLossyJsonNumbers] as typeof route.preValidation;
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('preValidation', rejectLossyJsonNumbers);
 
   app.setErrorHandler((err, request, reply) => {
     const { statusCode, body, headers } = isStoreUnavailable(err) ? { ...STORE_UNAVAILABLE, body: { ...STORE_UNAVAILABLE.body } as ErrorBody } : toErrorResponse(err);

@@ -60,5 +60,9 @@ export function checkJsonNumbers(schema: Schema | undefined, value: unknown, fie
 /** preValidation hook: the body's JSON numbers against the route's body schema. */
 export async function rejectLossyJsonNumbers(request: FastifyRequest): Promise<void> {
   const schema = (request.routeOptions.schema as { body?: Schema } | undefined)?.body;
-  if (schema && request.body !== undefined) checkJsonNumbers(schema, request.body);
+  if (!schema || request.body === undefined) return;
+  // The validator checks path parameters before the body: a bad one is the error to name, so leave it to it.
+  const params = request.getValidationFunction('params');
+  if (params && !params(structuredClone(request.params))) return;
+  checkJsonNumbers(schema, request.body);
 }
