@@ -12,10 +12,11 @@ import { AdnlClient } from '../transport/adnl.js';
 import { AdnlServer } from '../transport/adnl-server.js';
 import { LitePool } from '../transport/pool.js';
 import {
-  checkAccountState, checkAllShardsInfo, checkBlockHeaderProof, checkFullBlock, checkShardBlockProof, checkTransactionHistory, ProofError,
+  checkAccountState, checkAllShardsInfo, checkBlockHeaderProof, checkFullBlock, checkShardBlockProof, checkTransactionHistory,
 } from '../trust/proofs.js';
 import { driveScenario, type Scenario } from './scenario.js';
 import { SyntheticLiteServer, tlBlockId, type SyntheticLiteServerOptions } from './synthetic-server.js';
+import { proofFailure } from '../../../../test/support/proofs.js';
 
 const MC = { workchain: -1, shard: -(1n << 63n) };
 
@@ -55,15 +56,6 @@ function prunedCells(boc: Buffer): number {
   return n;
 }
 
-function proofError(fn: () => unknown): ProofError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ProofError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProofError, the check passed');
-}
 
 let s: Scenario;
 let honest: Running;
@@ -198,15 +190,15 @@ describe('SyntheticLiteServer: lying modes fail the checks', () => {
     const liar = await serve(s, { lie: { tamperProof: () => true } });
     const mc = tlBlockId(s.chain.masterchainBlock(26)!);
     const header = await liar.client.query('getBlockHeader', { id: mc, mode: 0 });
-    expect(proofError(() => checkBlockHeaderProof(header.headerProof, mc)).check).toBe('header.root_hash');
+    expect(proofFailure(() => checkBlockHeaderProof(header.headerProof, mc)).check).toBe('header.root_hash');
     const all = await liar.client.query('getAllShardsInfo', { id: mc });
-    expect(proofError(() => checkAllShardsInfo(all.proof, all.data, mc)).check).toBe('shards.root_hash');
+    expect(proofFailure(() => checkAllShardsInfo(all.proof, all.data, mc)).check).toBe('shards.root_hash');
     const top = decodeBlock(s.chain.masterchainBlock(26)!.boc).shardBlocks![0]!;
     const info = await liar.client.query('getShardInfo', { id: mc, workchain: 0, shard: BigInt.asIntN(64, BigInt(`0x${top.shard}`)), exact: true });
-    expect(proofError(() => checkShardBlockProof(info.shardProof, mc, info.shardblk)).check).toBe('shard.block_root_hash');
+    expect(proofFailure(() => checkShardBlockProof(info.shardProof, mc, info.shardblk)).check).toBe('shard.block_root_hash');
     const account = { workchain: 0, id: Address.parseRaw(s.sent.at(-1)!.account).hash };
     const state = await liar.client.query('getAccountState', { id: mc, account });
-    expect(proofError(() => checkAccountState(state, account)).check).toBe('account.shard_proof.block_root_hash');
+    expect(proofFailure(() => checkAccountState(state, account)).check).toBe('account.shard_proof.block_root_hash');
   });
 
   it('a forged block fails the full-block check; a withheld head is never served', async () => {
@@ -214,7 +206,7 @@ describe('SyntheticLiteServer: lying modes fail the checks', () => {
     const liar = await serve(s, { lie: { forgeBlock: forged, withholdAbove: 24 } });
     const id = tlBlockId(s.chain.masterchainBlock(5)!);
     const block = await liar.client.query('getBlock', { id });
-    expect(proofError(() => checkFullBlock(block.data, id)).check).toBe('block.file_hash');
+    expect(proofFailure(() => checkFullBlock(block.data, id)).check).toBe('block.file_hash');
     expect((await liar.client.query('getMasterchainInfo', {})).last.seqno).toBe(24);
     const err = await rejection(liar.client.query('lookupBlock', { mode: 1, id: { ...MC, seqno: 25 } }));
     expect((err as LiteServerError).code).toBe(651);
