@@ -25,9 +25,14 @@ export async function migrate(store: Store, sets: readonly (readonly NamedMigrat
     store.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({ db: store.db, provider, allowUnorderedMigrations: true, migrationTableSchema });
   let { error, results } = await migrator.migrateToLatest();
-  // Kysely's introspection reads every schema's tables: another schema dropped meanwhile fails it
-  // with invalid_schema_name (3F000). Nothing was migrated then, so reading again is safe.
-  for (let retry = 0; retry < 3 && (error as { code?: string } | undefined)?.code === '3F000'; retry++) {
+  // Kysely's introspection reads every schema's tables: another schema dropped meanwhile fails it with
+  // invalid_schema_name (3F000) or undefined_table (42P01) naming that schema's table. Nothing was
+  // migrated then, so reading again is safe.
+  const droppedElsewhere = (err: unknown) => {
+    const e = err as { code?: string; message?: string } | undefined;
+    return (e?.code === '3F000' || e?.code === '42P01') && !(migrationTableSchema && e.message?.includes(`"${migrationTableSchema}.`));
+  };
+  for (let retry = 0; retry < 5 && droppedElsewhere(error); retry++) {
     ({ error, results } = await migrator.migrateToLatest());
   }
   if (error) throw error instanceof Error ? error : new Error(String(error));
