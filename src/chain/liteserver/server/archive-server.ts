@@ -12,6 +12,7 @@ import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';
 import type { AccountId, BlockIdExt, LiteMethodName, LookupBlockRequest } from '../tl/lite-api.js';
 import type { LiteServerHandler, LiteServerMethods } from '../transport/adnl-server.js';
 import { MasterchainHead } from '../transport/adnl-server.js';
+import { merkleUpdateHashes } from '../trust/merkle.js';
 import { accountPosition } from '../trust/shards.js';
 import type { ArchivedBlock, BlockArchive } from './archive.js';
 import { tlBlockIdOf } from './block-id.js';
@@ -52,6 +53,12 @@ export const tlBlockId = tlBlockIdOf;
 
 const blockKey = (workchain: number, shard: bigint | string, seqno: number): string =>
   `${workchain}:${typeof shard === 'string' ? shard : shardHex(BigInt.asUintN(64, shard))}:${seqno}`;
+
+/** The state after a block, or a refusal when the archive no longer keeps it. */
+function stateOf(b: ArchivedBlock): Cell {
+  if (!b.state) throw new LiteServerError(LiteErrorCode.notReady, `the state of block (${b.id.workchain},${b.id.shard},${b.id.seqno}) is no longer kept`);
+  return b.state;
+}
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -109,7 +116,7 @@ export class ArchiveLiteServer implements LiteServerHandler {
         if (!runner) throw new LiteServerError(LiteErrorCode.error, 'runSmcMethod is not served here');
         const mc = this.exact(id).block;
         const found = this.accountState(mc, account);
-        return runSmcMethod(runner, { mode, methodId, params, found, config: mc.state, proofBoc: (roots) => this.proofBoc('runSmcMethod', roots) });
+        return runSmcMethod(runner, { mode, methodId, params, found, config: stateOf(mc), proofBoc: (roots) => this.proofBoc('runSmcMethod', roots) });
       },
       getTransactions: ({ count, account, lt, hash }) => this.history(account, lt, hash, count),
       listBlockTransactions: (req) => {
@@ -156,7 +163,7 @@ export class ArchiveLiteServer implements LiteServerHandler {
   private masterchainInfo() {
     const top = this.indexedMc(this.head.seqno).block;
     const zero = this.archive.zeroStates().masterchain.ref;
-    return { last: tlBlockId(top), stateRootHash: top.state.hash(), init: { workchain: -1, rootHash: zero.rootHash, fileHash: zero.fileHash } };
+    return { last: tlBlockId(top), stateRootHash: Buffer.from(merkleUpdateHashes(top.root.refs[2]!, 'state_update').newHash, 'hex'), init: { workchain: -1, rootHash: zero.rootHash, fileHash: zero.fileHash } };
   }
 
   private indexedMc(seqno: number): IndexedBlock {
@@ -272,7 +279,7 @@ export class ArchiveLiteServer implements LiteServerHandler {
    * the block proof to its state_update, the state proof down McStateExtra.shard_hashes to the descriptor.
    */
   private shardProof(mc: ArchivedBlock, workchain: number, position: bigint) {
-    const state = mc.state;
+    const state = stateOf(mc);
     const custom = state.refs[3]!;
     const shardHashes = custom.refs[0]!;
     const dict = hashmapPath(shardHashes, 32, BigInt.asUintN(32, BigInt(workchain)));
@@ -291,10 +298,10 @@ export class ArchiveLiteServer implements LiteServerHandler {
     const id = account.id.toString('hex');
     const shard = account.workchain === -1 ? null : this.shardProof(mc, account.workchain, accountPosition(id));
     const block = shard ? shard.block : mc;
-    const accounts = block.state.refs[1]!;
+    const accounts = stateOf(block).refs[1]!;
     const root = accounts.refs[0]; // HashmapAugE: absent when the map is empty
     const path = root ? hashmapPath(root, 256, BigInt(`0x${id}`)) : { cells: [], value: null };
-    const stateProof = new ProofBuilder().show(accounts, ...path.cells).proof(block.state);
+    const stateProof = new ProofBuilder().show(accounts, ...path.cells).proof(stateOf(block));
     let accountCell: Cell | null = null;
     if (path.value) {
       // depth_balance$_ split_depth:(#<= 30) balance:CurrencyCollection, then account:^Account …

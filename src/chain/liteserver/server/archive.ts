@@ -12,8 +12,11 @@ export interface ArchivedBlock {
   root: Cell;
   /** The block's BoC as served by getBlock. */
   boc: Buffer;
-  /** The whole ShardStateUnsplit after this block: account and shard proofs are cut from it. */
-  state: Cell;
+  /**
+   * The whole ShardStateUnsplit after this block: account and shard proofs are cut from it. Null when the
+   * archive no longer keeps it (queries that need it are then refused; blocks and headers are still served).
+   */
+  state: Cell | null;
 }
 
 /**
