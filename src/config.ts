@@ -151,6 +151,14 @@ export const settings = {
     default: 'local',
     doc: 'Devnet: who may call the control API (`/devnet/*`: send, pay, blocks): `local` callers on this machine (loopback, not a page of another site) without a key and others with an admin key; `key` everyone with an admin key; `open` anyone.',
   }),
+  // No default: off unless set.
+  devnetLiteserverPort: int({
+    env: 'TONWATCH_DEVNET_LITESERVER_PORT',
+    min: 0,
+    max: 65535,
+    defaultDoc: 'unset: off',
+    doc: 'Devnet: also serve the chain over the liteserver protocol (ADNL TCP) on this loopback port, 0 for a free one. The banner prints the port and the server\'s public key; `tonwatch devnet global-config` prints a global.config.json for it.',
+  }) as Setting<number | undefined>,
   replayRate: int({
     env: 'TONWATCH_REPLAY_RATE',
     min: 1,
