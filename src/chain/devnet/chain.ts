@@ -16,6 +16,7 @@ import {
   type EmulationResult,
   type GetMethodResult,
 } from '../source.js';
+import { DevnetArchive } from './archive.js';
 import { Emulator, EmulationRefused, readShardAccount } from './emulator.js';
 import { DevnetLedger } from './ledger.js';
 import { toQueuedMessage, type QueuedMessage } from './execute.js';
@@ -256,6 +257,11 @@ export class DevnetChain implements ChainSource {
         this.warn(`a head listener threw: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+  }
+
+  /** The devnet's blocks, signatures and recent states as a liteserver serves them. */
+  archive(): DevnetArchive {
+    return new DevnetArchive(this.ready().storage, () => this.ledger, () => this.counters.masterchainSeqno);
   }
 
   /** The next masterchain block becomes a key block naming a new validator set (signed by the current one). */

@@ -24,6 +24,8 @@ import { DEVNET_CONFIG_ADDRESS, DevnetValidators, rotated, type ValidatorEpoch }
 export const DEVNET_GLOBAL_ID = -239_001;
 const MASTERCHAIN = -1;
 const BASECHAIN = 0;
+/** States kept in memory for the newest blocks (a liteserver's proofs start from them; cells are shared). */
+export const RECENT_STATES = 32;
 
 /** One chain's side of a tick: what the producer ran in it. */
 export interface TickChain {
@@ -144,6 +146,8 @@ function newStateHash(block: Block): Buffer {
 
 export class DevnetLedger {
   private validators: DevnetValidators;
+  /** The state after each of the newest blocks, by the block's root hash (hex), oldest first. */
+  private readonly recentStates = new Map<string, Cell>();
 
   private constructor(
     private readonly master: Workchain,
@@ -156,6 +160,18 @@ export class DevnetLedger {
     private readonly prevBlocksCache = new HashmapCache<KeyMaxLt>(),
   ) {
     this.validators = new DevnetValidators(epoch);
+    this.remember(master.top);
+    this.remember(base.top);
+  }
+
+  private remember(top: ChainTop): void {
+    this.recentStates.set(top.ref.rootHash.toString('hex'), top.state);
+    while (this.recentStates.size > RECENT_STATES) this.recentStates.delete(this.recentStates.keys().next().value!);
+  }
+
+  /** The state after a recent block (or a zero state), by its root hash (hex); null when no longer kept. */
+  stateAfter(rootHash: string): Cell | null {
+    return this.recentStates.get(rootHash.toLowerCase()) ?? null;
   }
 
   /** The zero states of both chains from the accounts that exist before block 1. */
@@ -319,6 +335,8 @@ export class DevnetLedger {
         this.master.apply(changes.get(MASTERCHAIN)!);
         this.base.top = shardTop;
         this.master.top = mcNewTop;
+        this.remember(shardTop);
+        this.remember(mcNewTop);
         this.mcBlocks.push({ key: keyBlock, ref: masterchain.ref });
         if (keyBlock) this.lastKey = { seqno: tick.masterchain.seqno, ref: masterchain.ref };
         this.validators = next;
