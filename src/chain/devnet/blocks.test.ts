@@ -2,7 +2,12 @@
 // root hash is the cell's hash and its file hash the BoC's, blocks link by prev_ref and state hashes, the
 // devnet's validators sign every masterchain block (checked by the liteserver trust code), a rotation
 // makes a key block naming the new set, and a restart continues the same chain.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Cell, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBlock } from '../decode/block.js';
@@ -71,6 +76,21 @@ describe('devnet blocks', () => {
     }
     expect(transactions).toBeGreaterThan(10); // genesis funding, the deployments, alice → bob
   });
+
+  it('`tonwatch decode` of a devnet block BoC reproduces the devnet’s transaction hashes', async () => {
+    const finalized = (await devnet.chain.getFinalizedBlock(2))!; // alice's transfer and genesis traces
+    const shard = finalized.shards[0]!;
+    const file = join(devnet.dataDir, 'shard-block.boc');
+    writeFileSync(file, devnet.chain.archive().block(shard.rootHash)!.boc);
+    const root = fileURLToPath(new URL('../../../', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'decode', file], { cwd: root, timeout: 60_000, maxBuffer: 64 << 20 });
+    const out = JSON.parse(stdout);
+    expect(out.kind).toBe('block');
+    expect(out.header).toMatchObject({ workchain: 0, seqno: shard.seqno, rootHash: shard.rootHash });
+    const own = finalized.transactions.filter((t) => t.block.workchain === 0).map((t) => t.hash);
+    expect(own.length).toBeGreaterThan(0);
+    expect(out.transactions.map((t: { hash: string }) => t.hash).sort()).toEqual([...own].sort());
+  }, 90_000);
 
   it('each state update goes from the previous block’s state to this one’s, and the head state holds the accounts', async () => {
     const archive = devnet.chain.archive();
