@@ -96,7 +96,14 @@ export function accountBlocks(transactions: Cell[]): AccountBlock[] {
   return [...byAccount.values()];
 }
 
-export function buildBlock(input: BlockInput): BuiltBlock {
+/** What the state a block leaves depends on: the block's header fields and the shard's accounts. */
+export type StateInput = Pick<
+  BlockInput,
+  'globalId' | 'workchain' | 'shard' | 'seqno' | 'genUtime' | 'endLt' | 'minRefMcSeqno' | 'beforeSplit' | 'masterRef' | 'accounts' | 'accountsCache' | 'mcStateExtra'
+>;
+
+/** The ShardStateUnsplit a block leaves (the new side of its state_update), with its total balance. */
+export function blockState(input: StateInput): { state: Cell; balance: CurrencyCollection } {
   const accounts = storeShardAccounts(input.accounts, input.accountsCache);
   const state = beginCell()
     .store(
@@ -121,6 +128,11 @@ export function buildBlock(input: BlockInput): BuiltBlock {
       }),
     )
     .endCell();
+  return { state, balance: accounts.total };
+}
+
+export function buildBlock(input: BlockInput): BuiltBlock {
+  const { state, balance } = blockState(input);
   const blocks = accountBlocks(input.transactions);
   const fees = blocks.flatMap((a) => a.transactions).reduce((sum, t) => addCurrency(sum, t.fees), ZERO);
   const info: BlockInfo = {
@@ -151,7 +163,7 @@ export function buildBlock(input: BlockInput): BuiltBlock {
     info,
     valueFlow: {
       fromPrevBlk: input.prevBalance,
-      toNextBlk: accounts.total,
+      toNextBlk: balance,
       imported: ZERO,
       exported: ZERO,
       feesCollected: fees,
@@ -181,7 +193,7 @@ export function buildBlock(input: BlockInput): BuiltBlock {
     rootHash: ref.rootHash.toString('hex'),
     fileHash: ref.fileHash.toString('hex'),
   };
-  return { id, root, boc, state, balance: accounts.total, ref, info, block };
+  return { id, root, boc, state, balance, ref, info, block };
 }
 
 function sha256(data: Uint8Array): Buffer {
