@@ -25,6 +25,11 @@ export function checkChainAvailable(config: Pick<Config, 'chain'>): void {
   }
 }
 
+/** The embedded devnet's own directory (its SQLite file, its liteserver key). */
+export function devnetDataDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'devnet');
+}
+
 export async function createChainSource(config: Config, logger: Logger): Promise<ChainChoice> {
   checkChainAvailable(config);
   const overrides = { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot };
@@ -32,7 +37,7 @@ export async function createChainSource(config: Config, logger: Logger): Promise
     case 'devnet': {
       const { createDevnetChain, devnetProfile } = await import('../chain/devnet/index.js');
       const chain = createDevnetChain({
-        dataDir: path.join(config.dataDir, 'devnet'),
+        dataDir: devnetDataDir(config),
         blockIntervalMs: config.blockIntervalMs,
         manual: config.devnetManualBlocks,
         onWarning: (message) => logger.warn({ component: 'devnet' }, message),

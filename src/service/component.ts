@@ -33,6 +33,8 @@ export interface Component extends AppComponent {
   start?(): Promise<void>;
   /** Finishes in-flight work and stops; called on shutdown in reverse start order. */
   stop?(): Promise<void>;
+  /** Lines for the start banner once started (e.g. a port it listens on). */
+  banner?(): string[];
 }
 
 export type ComponentFactory = (ctx: ServiceContext) => Component | Promise<Component>;

@@ -1,9 +1,14 @@
-// The devnet as a service component: its control routes (`/devnet/…`) and a health fact. Only
-// the service knows the embedded devnet; every other component sees ChainSource and the profile.
+// The devnet as a service component: its control routes (`/devnet/…`), a health fact, and its liteserver
+// when TONWATCH_DEVNET_LITESERVER_PORT is set. Only the service knows the embedded devnet; every other
+// component sees ChainSource and the profile.
 import type { FastifyContextConfig } from 'fastify';
+import type { Logger } from 'pino';
 import { DevnetChain } from '../chain/devnet/chain.js';
 import { DevnetControl } from '../chain/devnet/control.js';
 import { devnetRoutes } from '../chain/devnet/http.js';
+import { DevnetLiteServer } from '../chain/devnet/liteserver.js';
+import type { Config } from '../config.js';
+import { devnetDataDir } from './chain.js';
 import type { Component, ComponentFactory } from './component.js';
 
 /** Most blocks the head may lag behind the timer before /readyz reports the devnet unhealthy. */
@@ -17,15 +22,43 @@ const MAX_MISSED_BLOCKS = 10;
 export const devnetComponent: ComponentFactory = (ctx) => {
   const chain = ctx.source;
   if (!(chain instanceof DevnetChain) || !chain.directory) return { name: 'devnet' };
+  return devnetComponentOf(chain, ctx.config, ctx.logger);
+};
+
+/** The devnet component of a started chain (also what `tonwatch devnet serve` runs alone). */
+export function devnetComponentOf(
+  chain: DevnetChain,
+  config: Pick<Config, 'devnetControl' | 'devnetLiteserverPort' | 'dataDir'>,
+  logger: Logger,
+): Component {
+  if (!chain.directory) throw new Error('devnet genesis did not run');
   const control = new DevnetControl(chain, chain.directory);
   // Sending and paying move devnet funds: by default only callers on this machine do it without a key.
-  const mode = ctx.config.devnetControl;
+  const mode = config.devnetControl;
   const routeConfig: FastifyContextConfig = mode === 'open' ? {} : { auth: { scope: 'admin', localWithoutKey: mode === 'local' } };
-  const component: Component = {
+  let liteserver: DevnetLiteServer | null = null;
+  const port = config.devnetLiteserverPort;
+  return {
     name: 'devnet',
     routes: async (app) => {
-      await app.register(devnetRoutes, { control, routeConfig });
+      await app.register(devnetRoutes, { control, routeConfig, liteserver: () => liteserver });
     },
+    start: async () => {
+      if (port === undefined) return;
+      liteserver = await DevnetLiteServer.start({
+        archive: chain.archive(), feed: chain, dataDir: devnetDataDir(config), port,
+        log: (message) => logger.debug({ component: 'devnet-liteserver' }, message),
+      });
+      logger.info({ ...liteserver.address, publicKey: liteserver.publicKey.toString('base64') }, 'devnet liteserver listening');
+    },
+    stop: async () => {
+      await liteserver?.close();
+      liteserver = null;
+    },
+    banner: () => liteserver ? [
+      `  liteserver       ${liteserver.address.host}:${liteserver.address.port}  public key ${liteserver.publicKey.toString('base64')}`,
+      '  global config    tonwatch devnet global-config > devnet.global.config.json',
+    ] : [],
     health: async () => {
       const head = await chain.getMasterchainHead();
       const ageMs = Date.now() - head.genUtime * 1000;
@@ -33,5 +66,4 @@ export const devnetComponent: ComponentFactory = (ctx) => {
       return { ok, masterchain_seqno: head.seqno, head_age_ms: ageMs, mempool: chain.mempoolSize, in_flight: chain.inflightCount };
     },
   };
-  return component;
-};
+}

@@ -8,11 +8,14 @@ import type { BlockHeader } from '../model.js';
 import { ChainRejectedError } from '../source.js';
 import { ApiError } from '../../errors.js';
 import type { DevnetControl } from './control.js';
+import type { DevnetLiteServer } from './liteserver.js';
 
 export interface DevnetRoutesOptions {
   control: DevnetControl;
   /** Route config for every route, e.g. `{ auth: { scope: 'admin' } }` (src/http/auth.ts); none by default: a local devnet. */
   routeConfig?: FastifyContextConfig;
+  /** The devnet's liteserver when it runs (TONWATCH_DEVNET_LITESERVER_PORT), for GET /devnet/liteserver. */
+  liteserver?: () => DevnetLiteServer | null;
 }
 
 const Amount = Type.String({ pattern: '^[0-9]{1,40}$', description: 'Integer amount in minimal units (nanoton or jetton units)' });
@@ -208,6 +211,31 @@ export async function devnetRoutes(fastify: FastifyInstance, opts: DevnetRoutesO
     '/devnet/blocks',
     { config, schema: { tags, summary: 'Produce a masterchain block now; returns the new head', response: { 200: Header } } },
     async () => headerJson(await control.produceBlock()),
+  );
+
+  app.get(
+    '/devnet/liteserver',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'The devnet liteserver (ADNL TCP) and a global.config.json for it; 404 when TONWATCH_DEVNET_LITESERVER_PORT is unset',
+        response: {
+          200: Type.Object({
+            host: Type.String(),
+            port: Type.Integer(),
+            public_key: Type.String({ description: 'ed25519 public key, base64' }),
+            global_config: Type.String({ description: 'global.config.json text (its int64 shard ids are exact; keep the text as it is)' }),
+          }),
+          404: ErrorBody,
+        },
+      },
+    },
+    () => {
+      const server = opts.liteserver?.();
+      if (!server) throw new ApiError(404, 'the devnet liteserver is off: set TONWATCH_DEVNET_LITESERVER_PORT', { error_code: 'liteserver_off' });
+      return { ...server.address, public_key: server.publicKey.toString('base64'), global_config: server.globalConfig() };
+    },
   );
 
   app.get('/devnet/validators', { config, schema: { tags, summary: 'The validators that sign the next masterchain block', response: { 200: Validators } } }, () =>

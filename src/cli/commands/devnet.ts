@@ -3,7 +3,7 @@
 import { fromNano, toNano } from '@ton/core';
 import { UsageError, callApi, lastOption, parseCommandLine, serverUrl, type CommandLine } from '../client.js';
 
-export const summary = 'drive the devnet of a running server: wallets, send, jetton-send, pay, block, validators, scenarios';
+export const summary = 'drive the devnet of a running server (wallets, send, pay, block, validators, scenarios, global-config), or run one alone (serve)';
 
 const HELP = `usage: tonwatch devnet <command> [options]
 
@@ -20,6 +20,10 @@ commands:
                        [--forward-ton-amount <nanoton>]
   pay                  --from <wallet> --link <ton://transfer/...> [--ignore-expiry]
   block                produce a block now
+  serve                run the devnet alone (blocks, liteserver, control API) in this process;
+                       see \`tonwatch devnet serve --help\`
+  global-config        print a global.config.json for the devnet's liteserver (the server must run
+                       it: TONWATCH_DEVNET_LITESERVER_PORT, or \`tonwatch devnet serve\`)
   validators           the validator set that signs masterchain blocks
   rotate-validators    a new validator set: the next masterchain block is the key block naming it
   bounce               --from <wallet> [--to <address without code>] [--amount <nanoton>]
@@ -72,6 +76,8 @@ function requestFor(p: Parsed): { method: 'GET' | 'POST'; path: string; body?: R
       return { method: 'GET', path: '/devnet/info' };
     case 'block':
       return { method: 'POST', path: '/devnet/blocks' };
+    case 'global-config':
+      return { method: 'GET', path: '/devnet/liteserver' };
     case 'validators':
       return { method: 'GET', path: '/devnet/validators' };
     case 'rotate-validators':
@@ -147,6 +153,8 @@ function human(command: string, json: any): string {
         ...json.jettons.map((j: any) => `jetton ${j.key}: ${j.symbol} (${j.decimals} decimals) master ${j.master}`),
         `dns root ${json.dns.root}, .ton zone ${json.dns.zone}: ${Object.keys(json.dns.names).join(', ')}`,
       ].join('\n');
+    case 'global-config':
+      return (json.global_config as string).trimEnd();
     case 'block':
       return `produced masterchain block ${json.seqno} (root hash ${json.root_hash})`;
     case 'validators':
@@ -170,6 +178,8 @@ function human(command: string, json: any): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
+  // The one command that runs here rather than asking a running server.
+  if (argv[0] === 'serve') return (await import('./devnet-serve.js')).run(argv.slice(1));
   let parsed: Parsed;
   let request: ReturnType<typeof requestFor>;
   try {
