@@ -71,10 +71,17 @@ describe('ArchiveLiteServer: runSmcMethod', () => {
     expect(parseTuple(Cell.fromBoc(res.result!)[0]!)).toEqual([{ type: 'int', value: 0n }]);
   });
 
-  it('refuses init_c7, an inactive account, bad params, and a server without a runner', async () => {
+  it('an account without code: exit code -256 and the proof of its absence, no result (as the node answers)', async () => {
+    const account = { workchain: 0, id: Buffer.alloc(32, 0x42) };
+    const res = await client.query('runSmcMethod', { mode: 7, id: head(), account, methodId: BigInt(SEQNO), params: Buffer.alloc(0) });
+    expect(res).toMatchObject({ mode: 1, exitCode: -256 });
+    expect(res.result).toBeUndefined();
+    expect(checkAccountState({ id: res.id, shardblk: res.shardblk, shardProof: res.shardProof!, proof: res.proof!, state: Buffer.alloc(0) }, account)).toEqual({ kind: 'absent' });
+  });
+
+  it('refuses init_c7, bad params, and a server without a runner', async () => {
     const base = { id: head(), account: walletId(), methodId: BigInt(SEQNO), params: Buffer.alloc(0) };
     expect((await rejection(client.query('runSmcMethod', { ...base, mode: 8 | 4 }))).message).toMatch(/only bits 0 .* are served/);
-    expect((await rejection(client.query('runSmcMethod', { ...base, mode: 4, account: { workchain: 0, id: Buffer.alloc(32, 0x42) } }))).message).toMatch(/is not active/);
     expect((await rejection(client.query('runSmcMethod', { ...base, mode: 4, params: Buffer.from('junk') }))).message).toMatch(/not a VmStack BoC/);
     expect((await rejection(bare.query('runSmcMethod', { ...base, mode: 4 }))).message).toMatch(/runSmcMethod is not served here/);
   });

@@ -67,18 +67,22 @@ export interface RunSmcMethodInput {
   proofBoc: (roots: Cell[]) => Buffer;
 }
 
+/** The exit code of a get-method on an account without code, as liteservers (and tonlib) report it. */
+export const NOT_INITIALIZED = -256;
+
 /** Mode bits served: 0 shard_proof+proof, 1 state_proof, 2 result. init_c7 (3) and lib_extras (4) are not. */
 const SERVED_MODE = 1 | 2 | 4;
 
 export async function runSmcMethod(runner: GetMethodRunner, input: RunSmcMethodInput): Promise<RunMethodResult> {
   const { mode, found } = input;
   if (mode & ~SERVED_MODE) throw new LiteServerError(LiteErrorCode.error, `runSmcMethod mode ${mode}: only bits 0 (proofs), 1 (state proof) and 2 (result) are served`);
-  const name = `${found.account.workchain}:${found.account.id.toString('hex')}`;
   const slice = found.accountCell?.beginParse();
   const account = slice && slice.loadBit() ? loadAccount(slice) : null;
   const state = account?.storage.state;
   if (!account || state?.type !== 'active' || !state.state.code || !state.state.data) {
-    throw new LiteServerError(LiteErrorCode.error, `account ${name} is not active: it has no code to run`);
+    // As the node answers: exit code -256 ("contract is not initialized"), the account's proofs, no result.
+    const mode0 = mode & 1;
+    return { mode: mode0, id: found.reply.id, shardblk: found.reply.shardblk, exitCode: NOT_INITIALIZED, ...(mode0 ? { shardProof: found.reply.shardProof, proof: found.reply.proof } : {}) };
   }
   let stack: TupleItem[];
   try {
