@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LiteClient, LiteSingleEngine } from 'ton-lite-client';
+import type { LiteClient, LiteSingleEngine } from 'ton-lite-client';
+import { connectTheirClientByConfig } from '../../test/support/liteserver.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { run } from '../cli/commands/devnet.js';
@@ -41,15 +42,9 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
 }
 
 async function connect(globalConfig: string): Promise<LiteClient> {
-  const [server] = parseGlobalConfig(JSON.parse(globalConfig), 'global-config').liteservers;
-  const engine = new LiteSingleEngine({ host: `tcp://${server!.host}:${server!.port}`, publicKey: server!.publicKey });
-  engine.on('error', () => {});
+  const { client, engine } = await connectTheirClientByConfig(globalConfig);
   engines.push(engine);
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('ton-lite-client did not become ready')), 5000);
-    engine.once('ready', () => (clearTimeout(t), resolve()));
-  });
-  return new LiteClient({ engine });
+  return client;
 }
 
 describe('tonwatch devnet serve', () => {

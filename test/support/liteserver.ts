@@ -1,6 +1,8 @@
 // A small liteserver for transport tests: our AdnlServer on loopback over a head that the test
 // moves, answering a few methods from that head. The synthetic-chain fake lives elsewhere.
 import { createHash, randomBytes } from 'node:crypto';
+import { LiteClient, LiteSingleEngine } from 'ton-lite-client';
+import { parseGlobalConfig } from '../../src/chain/liteserver/config.js';
 import { AdnlServer, MasterchainHead, type LiteServerMethods } from '../../src/chain/liteserver/transport/adnl-server.js';
 import { LiteServerError } from '../../src/chain/liteserver/tl/envelope.js';
 import type { BlockIdExt } from '../../src/chain/liteserver/tl/lite-api.js';
@@ -83,4 +85,20 @@ export async function startTestLiteServer(options: {
   });
   const { host, port } = server.address;
   return { server, head, host, port, publicKey: server.publicKey, secretKey, calls, close: () => server.close() };
+}
+
+/** ton-lite-client (a client nobody here wrote) connected to a liteserver; close its `engine` when done. */
+export async function connectTheirClient(server: { host: string; port: number; publicKey: Uint8Array }): Promise<{ client: LiteClient; engine: LiteSingleEngine }> {
+  const engine = new LiteSingleEngine({ host: `tcp://${server.host}:${server.port}`, publicKey: Buffer.from(server.publicKey) });
+  engine.on('error', () => {}); // it emits 'error' with no listener check
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('ton-lite-client did not become ready')), 5000);
+    engine.once('ready', () => (clearTimeout(t), resolve()));
+  });
+  return { client: new LiteClient({ engine }), engine };
+}
+
+/** The same, to the first liteserver of a global.config.json text. */
+export function connectTheirClientByConfig(globalConfig: string): Promise<{ client: LiteClient; engine: LiteSingleEngine }> {
+  return connectTheirClient(parseGlobalConfig(JSON.parse(globalConfig), 'global config').liteservers[0]!);
 }

@@ -5,11 +5,11 @@
 import { keyPairFromSeed } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { Address, beginCell, Cell, external, internal, parseTuple, serializeTuple, SendMode, storeMessage, TupleReader } from '@ton/core';
-import { LiteClient, LiteSingleEngine } from 'ton-lite-client';
+import type { LiteClient, LiteSingleEngine } from 'ton-lite-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js';
+import { connectTheirClientByConfig } from '../../../test/support/liteserver.js';
 import { decodeBlock } from '../decode/index.js';
-import { parseGlobalConfig } from '../liteserver/config.js';
 import type { BlockIdExt } from '../liteserver/tl/lite-api.js';
 import { AdnlClient } from '../liteserver/transport/adnl.js';
 import { checkAccountState } from '../liteserver/trust/account.js';
@@ -31,14 +31,7 @@ beforeAll(async () => {
   devnet = await openTestDevnet();
   await devnet.chain.produceBlock();
   ls = await DevnetLiteServer.start({ archive: devnet.chain.archive(), feed: devnet.chain, dataDir: devnet.dataDir, port: 0 });
-  const [server] = parseGlobalConfig(JSON.parse(ls.globalConfig()), 'global-config').liteservers;
-  engine = new LiteSingleEngine({ host: `tcp://${server!.host}:${server!.port}`, publicKey: server!.publicKey });
-  engine.on('error', () => {});
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('ton-lite-client did not become ready')), 5000);
-    engine.once('ready', () => (clearTimeout(t), resolve()));
-  });
-  client = new LiteClient({ engine });
+  ({ client, engine } = await connectTheirClientByConfig(ls.globalConfig()));
   ours = await AdnlClient.connect({ ...ls.address, publicKey: ls.publicKey, pingIntervalMs: 0 });
 }, 60_000);
 

@@ -5,7 +5,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beginCell, Cell, external, internal, loadMessage, SendMode, storeMessage } from '@ton/core';
-import { LiteClient, LiteSingleEngine } from 'ton-lite-client';
+import type { LiteClient } from 'ton-lite-client';
+import { connectTheirClientByConfig } from '../../../test/support/liteserver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseGlobalConfig } from '../liteserver/config.js';
 import { walletChain, type WalletChain } from '../liteserver/testing/wallet-chain.js';
@@ -40,16 +41,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function connect(config: string): Promise<LiteClient> {
-  const [server] = parseGlobalConfig(JSON.parse(config), 'global-config').liteservers;
-  const engine = new LiteSingleEngine({ host: `tcp://${server!.host}:${server!.port}`, publicKey: server!.publicKey });
-  engine.on('error', () => {});
+async function connect(globalConfig: string): Promise<LiteClient> {
+  const { client, engine } = await connectTheirClientByConfig(globalConfig);
   open.push(engine);
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('ton-lite-client did not become ready')), 5000);
-    engine.once('ready', () => (clearTimeout(t), resolve()));
-  });
-  return new LiteClient({ engine });
+  return client;
 }
 
 describe('DevnetLiteServer', () => {

@@ -1,6 +1,7 @@
 // `tonwatch devnet serve`: runs a standalone devnet (src/service/devnet-serve.ts) until SIGTERM/SIGINT.
 import { ConfigError, loadConfig } from '../../config.js';
 import { startStandaloneDevnet } from '../../service/devnet-serve.js';
+import { stopOnSignal } from '../signals.js';
 
 export const USAGE = `usage: tonwatch devnet serve
 
@@ -29,19 +30,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  const stopped = new Promise<number>((resolve) => {
-    let signalled = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) {
-        console.error(`tonwatch: ${signal} again, exiting now`);
-        process.exit(130);
-      }
-      signalled = true;
-      devnet.stop().then(() => resolve(0), () => resolve(1));
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+  // The handlers are in place before the banner says the devnet runs.
+  const stopped = stopOnSignal(() => devnet.stop());
   console.error(['', 'tonwatch devnet is running (standalone)', `  devnet control   ${devnet.url}/devnet/wallets`, ...devnet.banner, ''].join('\n'));
   return stopped;
 }

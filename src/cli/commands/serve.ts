@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../../config.js';
 import { componentFactories } from '../../components.js';
 import { startService } from '../../service/service.js';
 import { ChainMismatchError } from '../../pipeline/chain-identity.js';
+import { stopOnSignal } from '../signals.js';
 
 export const summary = 'start tonwatch: the chain source, the follower and every HTTP API on one port';
 
@@ -60,25 +61,7 @@ export async function run(argv: string[]): Promise<number> {
   lines.push(...otherAdminKeyLines(adminKey.otherAdminKeys));
 
   // The handlers are in place before the banner says the server runs: a SIGTERM right after it stops gracefully.
-  const stopped = new Promise<number>((resolve) => {
-    let signalled = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) {
-        console.error(`tonwatch: ${signal} again, exiting now`);
-        process.exit(130);
-      }
-      signalled = true;
-      service.stop().then(
-        () => resolve(0),
-        (err) => {
-          console.error(`tonwatch: shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
-          resolve(1);
-        },
-      );
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+  const stopped = stopOnSignal(() => service.stop());
   console.error(lines.join('\n') + '\n');
   return stopped;
 }

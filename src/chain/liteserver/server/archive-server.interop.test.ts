@@ -4,8 +4,9 @@
 // transactions, and a signed transfer sent with sendMessage that the next block carries out.
 import { randomBytes } from 'node:crypto';
 import { Address, beginCell, Cell, external, internal, parseTuple, serializeTuple, SendMode, storeMessage, TupleReader } from '@ton/core';
-import { LiteClient, LiteSingleEngine } from 'ton-lite-client';
+import type { LiteClient, LiteSingleEngine } from 'ton-lite-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTheirClient } from '../../../../test/support/liteserver.js';
 import { decodeBlock } from '../../decode/index.js';
 import { AdnlServer } from '../transport/adnl-server.js';
 import { walletChain, WALLET_DEPLOY_AMOUNT, type WalletChain } from '../testing/wallet-chain.js';
@@ -36,13 +37,7 @@ beforeAll(async () => {
     },
   });
   server = await AdnlServer.listen({ secretKey: randomBytes(32), handler: ls });
-  engine = new LiteSingleEngine({ host: `tcp://${server.address.host}:${server.address.port}`, publicKey: server.publicKey });
-  engine.on('error', () => {}); // it emits 'error' with no listener check
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('ton-lite-client did not become ready')), 5000);
-    engine.once('ready', () => (clearTimeout(t), resolve()));
-  });
-  client = new LiteClient({ engine });
+  ({ client, engine } = await connectTheirClient({ ...server.address, publicKey: server.publicKey }));
 }, 30_000);
 
 afterAll(async () => {
