@@ -15,6 +15,10 @@ import { AdnlClient } from '../liteserver/transport/adnl.js';
 import { checkAccountState } from '../liteserver/trust/account.js';
 import { checkBlockHeaderProof, checkFullBlock } from '../liteserver/trust/blocks.js';
 import { checkAllShardsInfo } from '../liteserver/trust/shards.js';
+import { randomBytes } from 'node:crypto';
+import { proofFailure } from '../../../test/support/proofs.js';
+import { SyntheticLiteServer } from '../liteserver/testing/synthetic-server.js';
+import { AdnlServer } from '../liteserver/transport/adnl-server.js';
 import { DevnetLiteServer } from './liteserver.js';
 import { devnetSeed } from './wallets.js';
 
@@ -121,5 +125,25 @@ describe('ton-lite-client ↔ the devnet liteserver', () => {
     expect((await client.getAccountState(nobody, info.last)).state).toBeNull();
     const nothing = await client.runMethod(nobody, 'seqno', serializeTuple([]).toBoc(), info.last);
     expect(nothing).toMatchObject({ exitCode: -256, result: null }); // not initialized, as the node answers
+  });
+
+  it('tests only: the lying fake over the devnet\'s own archive serves a forged block and tampered proofs that fail the checks', async () => {
+    const liar = new SyntheticLiteServer(devnet.chain.archive(), { lie: { forgeBlock: (id) => id.workchain === -1, tamperProof: () => true } });
+    const server = await AdnlServer.listen({ secretKey: randomBytes(32), handler: liar });
+    const c = await AdnlClient.connect({ ...server.address, publicKey: server.publicKey, pingIntervalMs: 0 });
+    try {
+      const { last } = await c.query('getMasterchainInfo', {});
+      expect(last.seqno).toBe(devnet.chain.masterchainSeqno);
+      const block = await c.query('getBlock', { id: last });
+      expect(proofFailure(() => checkFullBlock(block.data, last)).check).toBe('block.file_hash');
+      const header = await c.query('getBlockHeader', { id: last, mode: 0 });
+      expect(proofFailure(() => checkBlockHeaderProof(header.headerProof, last)).check).toBe('header.root_hash');
+      const account = { workchain: 0, id: alice().address.hash };
+      const state = await c.query('getAccountState', { id: last, account });
+      expect(proofFailure(() => checkAccountState(state, account)).check).toBe('account.shard_proof.block_root_hash');
+    } finally {
+      await c.close();
+      await server.close();
+    }
   });
 });

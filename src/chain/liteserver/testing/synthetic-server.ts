@@ -1,10 +1,10 @@
-// A fake liteserver over a SyntheticChain for tests: the production ArchiveLiteServer (real blocks, proofs
+// A fake liteserver over a SyntheticChain (or any block archive) for tests: the production ArchiveLiteServer (real blocks, proofs
 // built as the node builds them) that can be told to lie: serve a forged block, tamper with a proof, or
 // withhold its head. The lying lives only here, never in the server the devnet runs.
 import { beginCell, convertToMerkleProof, type Cell } from '@ton/core';
 import type { SyntheticChain } from '../../blocks/synthetic.js';
 import type { BlockIdExt, LiteMethodName } from '../tl/lite-api.js';
-import type { ArchivedBlock } from '../server/archive.js';
+import type { ArchivedBlock, BlockArchive } from '../server/archive.js';
 import { ArchiveLiteServer, tlBlockId, type ArchiveLiteServerOptions } from '../server/archive-server.js';
 import { acceptExternalMessage } from '../server/messages.js';
 import { multiRootBoc } from '../server/proof-builder.js';
@@ -27,7 +27,8 @@ export interface SyntheticLiteServerOptions extends ArchiveLiteServerOptions {
   lie?: LyingModes;
 }
 
-export class SyntheticLiteServer extends ArchiveLiteServer {
+/** Over a SyntheticChain by default; any BlockArchive (e.g. a devnet's) can be served with the same lies. */
+export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extends ArchiveLiteServer {
   /** Bodies of sendMessage queries, in order (any bytes: a `messages` sink, if given, sees valid ones). */
   readonly sent: Buffer[] = [];
   /** Method names of the queries answered (or refused), in order. */
@@ -35,7 +36,7 @@ export class SyntheticLiteServer extends ArchiveLiteServer {
   private readonly lie: LyingModes;
 
   constructor(
-    readonly chain: SyntheticChain,
+    readonly chain: A,
     options: SyntheticLiteServerOptions = {},
   ) {
     super(chain, { ...options, head: Math.min(options.head ?? chain.masterchainSeqno, options.lie?.withholdAbove ?? Infinity) });
