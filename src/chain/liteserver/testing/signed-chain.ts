@@ -78,9 +78,12 @@ export class SignedChain {
     return made;
   }
 
-  /** A key block naming a new validator set: signed by the current session, the next session signs after it. */
-  keyBlock(): BuiltBlock {
-    return this.rotate().masterchain;
+  /**
+   * A key block naming a new validator set: signed by the current session, the next session signs after it.
+   * `keepSet`: a key block that changes no validator (another param), after which the same session signs on.
+   */
+  keyBlock(options: { keepSet?: boolean } = {}): BuiltBlock {
+    return this.rotate(options.keepSet ?? false).masterchain;
   }
 
   /** The session whose validators sign masterchain block `seqno` (undefined before the init block). */
@@ -105,10 +108,11 @@ export class SignedChain {
     return b;
   }
 
-  private rotate() {
+  private rotate(keepSet = false) {
     const index = this.sessions.length;
     const weight = (i: number) => 1_000_000n + BigInt(((i * 7 + index) % 11) * 1000);
-    const validators = testValidators(this.total, `${this.label}/set/${index}`, weight);
+    const kept = keepSet ? this.sessions.at(-1) : undefined;
+    const validators = kept?.validators ?? testValidators(this.total, `${this.label}/set/${index}`, weight);
     const config = configDictCell(new Map([
       [34, validatorSetCell(validators, { main: this.main })],
       [28, catchainConfigCell({ shuffleMcValidators: true })],
@@ -116,6 +120,7 @@ export class SignedChain {
     ]));
     const step = this.chain.nextMasterchainBlock({ keyBlock: true, config });
     this.record(step.masterchain);
+    if (kept) return step;
     const ccSeqno = index + 1;
     const { signers, setHash } = masterchainSigners(validators, ccSeqno, { main: this.main });
     this.sessions.push({ index, ccSeqno, setHash, signers, validators, format: this.format(index), sessionId: Buffer.alloc(32, (index % 250) + 1) });
