@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { forwardLink, serveBlockProof } from '../testing/serve-block-proof.js';
 import { SignedChain } from '../testing/signed-chain.js';
 import type { PartialBlockProof } from '../tl/lite-api.js';
-import { checkPartialProof, sameBlockId } from './key-walk.js';
+import { sameBlockId } from './block-ref.js';
+import { checkPartialProof } from './key-walk.js';
 import { proofFailure } from '../../../../test/support/proofs.js';
 
 // init 3; key blocks 5, 7 (keeps the set: another param changed), 9; head 11.

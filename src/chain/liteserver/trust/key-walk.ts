@@ -6,6 +6,7 @@
 import type { PartialBlockProof } from '../tl/lite-api.js';
 import type { BlockIdExt } from '../tl/lite-types.js';
 import { checkBackwardLink } from './backward-link.js';
+import { describeBlockId, sameBlockId } from './block-ref.js';
 import { ProofError } from './errors.js';
 import { checkForwardLink } from './forward-link.js';
 
@@ -25,12 +26,7 @@ export interface CheckedProof {
   complete: boolean;
 }
 
-export function sameBlockId(a: BlockIdExt, b: BlockIdExt): boolean {
-  return a.workchain === b.workchain && BigInt.asUintN(64, a.shard) === BigInt.asUintN(64, b.shard) && a.seqno >>> 0 === b.seqno >>> 0
-    && a.rootHash.equals(b.rootHash) && a.fileHash.equals(b.fileHash);
-}
 
-export const describeId = (id: BlockIdExt): string => `${id.seqno}:${id.rootHash.toString('hex').slice(0, 16)}`;
 
 /**
  * Checks `reply` as the answer to getBlockProof(known = `from`, target = `target`). Throws a ProofError
@@ -39,17 +35,17 @@ export const describeId = (id: BlockIdExt): string => `${id.seqno}:${id.rootHash
  */
 export function checkPartialProof(reply: PartialBlockProof, from: ProvenBlock, target: BlockIdExt): CheckedProof {
   if (!sameBlockId(reply.from, from.id)) {
-    throw new ProofError('proof.from', 'mismatch', `the proof starts at ${describeId(reply.from)}, not the trusted ${describeId(from.id)}`);
+    throw new ProofError('proof.from', 'mismatch', `the proof starts at ${describeBlockId(reply.from)}, not the trusted ${describeBlockId(from.id)}`);
   }
   let at = from;
   const keyBlocks: BlockIdExt[] = [];
   const proven: BlockIdExt[] = [];
   for (const [i, link] of reply.steps.entries()) {
     if (!sameBlockId(link.from, at.id)) {
-      throw new ProofError('link.from', 'mismatch', `link ${i} starts at ${describeId(link.from)}, not at ${describeId(at.id)} where the previous one ended`);
+      throw new ProofError('link.from', 'mismatch', `link ${i} starts at ${describeBlockId(link.from)}, not at ${describeBlockId(at.id)} where the previous one ended`);
     }
     if (link.kind === 'forward') {
-      if (!at.keyBlock) throw new ProofError('link.from', 'mismatch', `link ${i} goes forward from ${describeId(at.id)}, which is no proven key block`);
+      if (!at.keyBlock) throw new ProofError('link.from', 'mismatch', `link ${i} goes forward from ${describeBlockId(at.id)}, which is no proven key block`);
       const checked = checkForwardLink(link);
       // The signers are named by the newest key block before the target: no skipping one (and its new set).
       if (checked.header.prevKeyBlockSeqno !== at.id.seqno >>> 0) {
@@ -58,16 +54,16 @@ export function checkPartialProof(reply: PartialBlockProof, from: ProvenBlock, t
     } else {
       checkBackwardLink(link);
       if (!link.toKeyBlock && !sameBlockId(link.to, target)) {
-        throw new ProofError('link.back.key_block', 'mismatch', `link ${i} goes back to ${describeId(link.to)}, which is neither a key block nor the target`);
+        throw new ProofError('link.back.key_block', 'mismatch', `link ${i} goes back to ${describeBlockId(link.to)}, which is neither a key block nor the target`);
       }
     }
     at = { id: link.to, keyBlock: link.toKeyBlock };
     if (at.keyBlock) keyBlocks.push(at.id);
     proven.push(at.id);
   }
-  if (!sameBlockId(reply.to, at.id)) throw new ProofError('proof.to', 'mismatch', `the proof says it ends at ${describeId(reply.to)}, its links at ${describeId(at.id)}`);
+  if (!sameBlockId(reply.to, at.id)) throw new ProofError('proof.to', 'mismatch', `the proof says it ends at ${describeBlockId(reply.to)}, its links at ${describeBlockId(at.id)}`);
   if (reply.complete && !sameBlockId(at.id, target)) {
-    throw new ProofError('proof.target', 'mismatch', `the proof is complete at ${describeId(at.id)}, not at the target ${describeId(target)}`);
+    throw new ProofError('proof.target', 'mismatch', `the proof is complete at ${describeBlockId(at.id)}, not at the target ${describeBlockId(target)}`);
   }
   if (!reply.complete && at.id.seqno >>> 0 <= from.id.seqno >>> 0) {
     throw new ProofError('proof.progress', 'malformed', `an incomplete proof that gets no further than ${from.id.seqno}`);

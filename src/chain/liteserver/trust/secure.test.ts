@@ -11,7 +11,7 @@ import { serveBlockProof, type BlockProofLies } from '../testing/serve-block-pro
 import { SignedChain } from '../testing/signed-chain.js';
 import { SyntheticLiteServer } from '../testing/synthetic-server.js';
 import type { TrustMemory } from './head-trust.js';
-import { sameBlockId } from './key-walk.js';
+import { sameBlockId } from './block-ref.js';
 import { SecureTrust, TrustAlarmError, type SecureTrustOptions } from './secure.js';
 
 interface Served {
@@ -143,7 +143,7 @@ describe('forged links are refused and the walk waits for an honest server', () 
     const { trust } = await secure(pool, signed);
 
     expect(await trust.offer(liar.name, signed.head)).toBeNull();
-    expect(trust.status().waiting).toMatch(new RegExp(`reports ${signed.head.seqno}`));
+    expect(trust.status().waiting).toMatch(new RegExp(`reports \\(-1,8000000000000000,${signed.head.seqno}\\)`));
     const report = trust.report().find((r) => r.server === liar.name)!;
     expect(report.failedProofs).toBe(1);
     expect(report.lastFailure).toMatch(check);

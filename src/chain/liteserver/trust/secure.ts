@@ -7,7 +7,8 @@ import type { BlockIdExt } from '../tl/lite-types.js';
 import type { LitePool } from '../transport/pool.js';
 import { ProofError } from './errors.js';
 import type { HeadTrust, TrustAlarm, TrustMemory, TrustStatus } from './head-trust.js';
-import { checkPartialProof, describeId, sameBlockId, type ProvenBlock } from './key-walk.js';
+import { describeBlockId, sameBlockId } from './block-ref.js';
+import { checkPartialProof, type ProvenBlock } from './key-walk.js';
 
 /** What the level needs of the pool: queries that say who answered, demotion, and each server's head. */
 export type TrustPool = Pick<LitePool, 'queryWithServer' | 'demote' | 'status'>;
@@ -41,8 +42,8 @@ export class TrustAlarmError extends Error {
   override readonly name = 'TrustAlarmError';
   constructor(readonly alarm: TrustAlarm) {
     super(
-      `two liteservers proved different masterchain blocks at seqno ${alarm.seqno}: ${describeId(alarm.blocks[0])} from ${alarm.servers[0]}, `
-        + `${describeId(alarm.blocks[1])} from ${alarm.servers[1]} — nothing from this network is believed any more`,
+      `two liteservers proved different masterchain blocks at seqno ${alarm.seqno}: ${describeBlockId(alarm.blocks[0])} from ${alarm.servers[0]}, `
+        + `${describeBlockId(alarm.blocks[1])} from ${alarm.servers[1]} — nothing from this network is believed any more`,
     );
   }
 }
@@ -74,7 +75,7 @@ export class SecureTrust implements HeadTrust {
     const init = this.options.initBlock;
     const from = remembered && remembered.seqno >>> 0 >= init.seqno >>> 0 ? remembered : init;
     this.keyBlocks = [from];
-    this.log(`secure trust starts from key block ${describeId(from)} (${from === init ? 'the init block' : 'remembered'})`);
+    this.log(`secure trust starts from key block ${describeBlockId(from)} (${from === init ? 'the init block' : 'remembered'})`);
   }
 
   status(): TrustStatus {
@@ -123,9 +124,9 @@ export class SecureTrust implements HeadTrust {
       try {
         answer = await this.options.pool.queryWithServer('getBlockProof', { mode: 1, knownBlock: at.id, targetBlock: target }, { prefer });
       } catch (err) {
-        return this.wait(`${server} reports ${describeId(target)}, which no liteserver could prove yet: ${(err as Error).message}`);
+        return this.wait(`${server} reports ${describeBlockId(target)}, which no liteserver could prove yet: ${(err as Error).message}`);
       }
-      if (failed.has(answer.server)) return this.wait(`${server} reports ${describeId(target)}; only servers whose proofs failed answer`);
+      if (failed.has(answer.server)) return this.wait(`${server} reports ${describeBlockId(target)}; only servers whose proofs failed answer`);
       let checked;
       try {
         checked = checkPartialProof(answer.response, at, target);
@@ -188,7 +189,7 @@ export class SecureTrust implements HeadTrust {
     this.servers.set(server, r);
     r.failedProofs++;
     r.lastFailure = err.message;
-    const reason = `proof toward ${describeId(target)} failed: ${err.message}`;
+    const reason = `proof toward ${describeBlockId(target)} failed: ${err.message}`;
     this.log(`secure trust: ${server} ${reason}`);
     this.options.pool.demote(server, reason);
   }
