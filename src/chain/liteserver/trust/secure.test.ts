@@ -99,6 +99,8 @@ describe('following a chain of 52 key blocks from its init block', () => {
     const mem = memory();
     const { trust, lines } = await secure(pool, signed, { memory: mem, progressEveryMs: 0 });
     expect(trust.status()).toMatchObject({ level: 'secure', head: null, keyBlock: signed.init, alarm: null });
+    expect(await trust.offer(honest.name, signed.init)).toBe(signed.init); // the init block needs no proof
+    expect(honest.proofCalls()).toBe(0);
 
     const head = await offerHeads(trust, pool);
     expect(head && sameBlockId(head, signed.head)).toBe(true);
@@ -156,6 +158,8 @@ describe('forged links are refused and the walk waits for an honest server', () 
     }
     expect(sameBlockId((await trust.offer(honest.name, signed.head))!, signed.head)).toBe(true);
     expect(trust.status().waiting).toBeNull();
+    expect(trust.report().find((r) => r.server === honest.name)).toMatchObject({ provenSeqno: signed.head.seqno, failedProofs: 0 });
+    expect(trust.report().find((r) => r.server === liar.name)!.provenSeqno).toBeNull();
   });
 
   it('a forged head at a seqno, signed without the keys, is refused while the honest head is proven', async () => {

@@ -111,6 +111,7 @@ export class SecureTrust implements HeadTrust {
 
   /** Walks links to `target`, preferring `server`; true once proven (the alarm may be raised meanwhile). */
   private async prove(server: string, target: BlockIdExt): Promise<boolean> {
+    if (this.keyBlocks.some((k) => sameBlockId(k, target))) return true;
     const start = [...this.keyBlocks].reverse().find((k) => k.seqno >>> 0 < target.seqno >>> 0);
     if (!start) return false; // older than anything trusted: nothing to compare it with
     let at: ProvenBlock = { id: start, keyBlock: true };
@@ -119,6 +120,7 @@ export class SecureTrust implements HeadTrust {
     const began = Date.now();
     let lastLine = began;
     let replies = 0;
+    let prover = server;
     while (!sameBlockId(at.id, target)) {
       let answer;
       try {
@@ -138,6 +140,7 @@ export class SecureTrust implements HeadTrust {
         continue;
       }
       replies++;
+      prover = answer.server;
       for (const id of checked.proven) this.remember(id, answer.server);
       if (this.alarm) return false;
       if (checked.keyBlocks.length > 0) await this.trustKeyBlocks(checked.keyBlocks);
@@ -151,8 +154,8 @@ export class SecureTrust implements HeadTrust {
     }
     this.progress = null;
     if (replies > 1) this.log(`secure trust: walked from ${start.seqno} to ${target.seqno} in ${replies} replies, ${((Date.now() - began) / 1000).toFixed(1)} s; newest key block ${this.keyBlocks.at(-1)!.seqno}`);
-    this.servers.get(server) ?? this.servers.set(server, this.blankReport(server));
-    const r = this.servers.get(server)!;
+    const r = this.servers.get(prover) ?? this.blankReport(prover);
+    this.servers.set(prover, r);
     if (r.provenSeqno === null || r.provenSeqno < target.seqno) r.provenSeqno = target.seqno;
     return true;
   }
