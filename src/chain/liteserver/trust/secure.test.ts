@@ -178,6 +178,13 @@ describe('forged links are refused and the walk waits for an honest server', () 
   });
 });
 
+it('refuses to start from a zero state, naming what to configure', () => {
+  const signed = new SignedChain({ label: 'zero' });
+  const pool = { queryWithServer: () => Promise.reject(new Error('unused')), demote: () => {}, status: () => ({ ready: false, servers: [] }) };
+  expect(() => new SecureTrust({ pool, initBlock: { ...signed.init, seqno: 0 } })).toThrow(/zero state.*validator\.init_block/);
+  expect(() => new SecureTrust({ pool, initBlock: signed.init, maxLagBlocks: 0 })).toThrow(/maxLagBlocks/);
+});
+
 describe('disagreement and withholding between servers', () => {
   it('two servers that each prove a different block at one seqno raise the alarm with both ids', async () => {
     const main = chainOf(4, { label: 'split-brain' });

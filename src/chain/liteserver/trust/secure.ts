@@ -68,6 +68,10 @@ export class SecureTrust implements HeadTrust {
   constructor(private readonly options: SecureTrustOptions) {
     this.maxLag = options.maxLagBlocks ?? DEFAULT_MAX_LAG;
     if (!Number.isInteger(this.maxLag) || this.maxLag < 1) throw new Error(`secure trust: maxLagBlocks must be a positive integer, got ${options.maxLagBlocks}`);
+    // A zero state is no Block: its config is proven through a state, which the forward-link check does not take.
+    if (options.initBlock.seqno === 0) {
+      throw new Error('secure trust: the init block is the zero state (seqno 0), and a walk can start only from a key block: use a global config with validator.init_block, or the fast level');
+    }
   }
 
   async start(): Promise<void> {
