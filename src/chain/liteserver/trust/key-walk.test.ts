@@ -61,6 +61,7 @@ describe('checkPartialProof', () => {
     expect(proofFailure(() => checkPartialProof({ ...honest, to: signed.id(10) }, from, signed.head)).check).toBe('proof.to');
     expect(proofFailure(() => checkPartialProof(ask(3, signed.id(10)), from, signed.head)).check).toBe('proof.target');
     expect(proofFailure(() => checkPartialProof({ complete: false, from: signed.init, to: signed.init, steps: [] }, from, signed.head)).check).toBe('proof.progress');
+    expect(proofFailure(() => checkPartialProof(honest, from, signed.id(10))).check).toBe('link.to'); // walks past the target
     const gap = { ...honest, steps: honest.steps.slice(1) };
     expect(proofFailure(() => checkPartialProof(gap, from, signed.head)).check).toBe('link.from');
   });

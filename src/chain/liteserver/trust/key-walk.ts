@@ -30,7 +30,7 @@ export interface CheckedProof {
 
 /**
  * Checks `reply` as the answer to getBlockProof(known = `from`, target = `target`). Throws a ProofError
- * naming the link (`proof.from`, `link.from`, `link.dest.prev_key_block`, `proof.to`, `proof.target`,
+ * naming the link (`proof.from`, `link.from`, `link.to`, `link.dest.prev_key_block`, `proof.to`, `proof.target`,
  * `proof.progress`, or the link checks' own names).
  */
 export function checkPartialProof(reply: PartialBlockProof, from: ProvenBlock, target: BlockIdExt): CheckedProof {
@@ -43,6 +43,9 @@ export function checkPartialProof(reply: PartialBlockProof, from: ProvenBlock, t
   for (const [i, link] of reply.steps.entries()) {
     if (!sameBlockId(link.from, at.id)) {
       throw new ProofError('link.from', 'mismatch', `link ${i} starts at ${describeBlockId(link.from)}, not at ${describeBlockId(at.id)} where the previous one ended`);
+    }
+    if (link.to.seqno >>> 0 > target.seqno >>> 0) {
+      throw new ProofError('link.to', 'mismatch', `link ${i} goes to ${link.to.seqno}, past the target ${target.seqno}`);
     }
     if (link.kind === 'forward') {
       if (!at.keyBlock) throw new ProofError('link.from', 'mismatch', `link ${i} goes forward from ${describeBlockId(at.id)}, which is no proven key block`);
