@@ -97,7 +97,11 @@ describe('following a chain of 52 key blocks from its init block', () => {
     const honest = await serve(signed, { maxLinks: 16 });
     const pool = await poolOf(honest);
     const mem = memory();
-    const { trust, lines } = await secure(pool, signed, { memory: mem, progressEveryMs: 0 });
+    const progress: unknown[] = [];
+    const { trust, lines } = await secure(pool, signed, {
+      memory: { load: mem.load, save: async (b) => (progress.push(trust.status().progress), mem.save(b)) },
+      progressEveryMs: 0,
+    });
     expect(trust.status()).toMatchObject({ level: 'secure', head: null, keyBlock: signed.init, alarm: null });
     expect(await trust.offer(honest.name, signed.init)).toBe(signed.init); // the init block needs no proof
     expect(honest.proofCalls()).toBe(0);
@@ -110,6 +114,10 @@ describe('following a chain of 52 key blocks from its init block', () => {
     expect(mem.saved.at(-1)!.seqno).toBe(lastKey);
     expect(honest.proofCalls()).toBeGreaterThanOrEqual(4); // 53 links, at most 16 per reply
     expect(lines.some((l) => /key-block walk at \d+ of \d+/.test(l))).toBe(true);
+    // While the walk was under way (saved after each reply), status said how far it had got.
+    expect(progress.length).toBe(honest.proofCalls());
+    expect(progress[0]).toEqual({ from: signed.init.seqno, at: mem.saved[0]!.seqno, to: signed.head.seqno });
+    expect(progress.at(-1)).toBeNull();
 
     // The chain goes on: a new key block and a new head, proven from the newest trusted key block.
     signed.keyBlock();

@@ -147,9 +147,9 @@ export class SecureTrust implements HeadTrust {
       prover = answer.server;
       for (const id of checked.proven) this.remember(id, answer.server);
       if (this.alarm) return false;
-      if (checked.keyBlocks.length > 0) await this.trustKeyBlocks(checked.keyBlocks);
       at = checked.reached;
       this.progress = checked.complete ? null : { from: start.seqno, at: at.id.seqno, to: target.seqno };
+      if (checked.keyBlocks.length > 0) await this.trustKeyBlocks(checked.keyBlocks);
       const now = Date.now();
       if (this.progress && now - lastLine >= (this.options.progressEveryMs ?? 5000)) {
         lastLine = now;
