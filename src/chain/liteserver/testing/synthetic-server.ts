@@ -4,6 +4,7 @@
 import { beginCell, convertToMerkleProof, type Cell } from '@ton/core';
 import type { SyntheticChain } from '../../blocks/synthetic.js';
 import type { BlockIdExt, LiteMethodName } from '../tl/lite-api.js';
+import type { LiteServerMethods } from '../transport/adnl-server.js';
 import type { ArchivedBlock, BlockArchive } from '../server/archive.js';
 import { ArchiveLiteServer, tlBlockId, type ArchiveLiteServerOptions } from '../server/archive-server.js';
 import { acceptExternalMessage } from '../server/messages.js';
@@ -25,6 +26,8 @@ export interface LyingModes {
 
 export interface SyntheticLiteServerOptions extends ArchiveLiteServerOptions {
   lie?: LyingModes;
+  /** Serves getBlockProof (testing/serve-block-proof.ts) given the served head's seqno. */
+  blockProof?: (headSeqno: () => number) => NonNullable<LiteServerMethods['getBlockProof']>;
 }
 
 /** Over a SyntheticChain by default; any BlockArchive (e.g. a devnet's) can be served with the same lies. */
@@ -48,6 +51,7 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
       if (sink) await acceptExternalMessage(body, sink);
       return { status: 1 };
     };
+    if (options.blockProof) honest.getBlockProof = options.blockProof(() => this.head.seqno);
     // Count every call.
     for (const [name, fn] of Object.entries(honest)) {
       (honest as Record<string, unknown>)[name] = (req: unknown) => {
