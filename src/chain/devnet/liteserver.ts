@@ -12,6 +12,8 @@ import { LiteErrorCode, LiteServerError } from '../liteserver/tl/envelope.js';
 import type { BlockIdExt } from '../liteserver/tl/lite-api.js';
 import { AdnlServer } from '../liteserver/transport/adnl-server.js';
 import { ChainRejectedError } from '../source.js';
+import { loadBlockInfo } from '../tlb/block-info.js';
+import { tlBlockIdOf } from '../liteserver/server/block-id.js';
 
 /** The server's ed25519 seed, in the devnet's data directory. */
 export const LITESERVER_KEY_FILE = 'liteserver.key';
@@ -94,14 +96,25 @@ export class DevnetLiteServer {
     return this.adnl.publicKey;
   }
 
-  /** A global.config.json naming this server, its chain's zero state as the init block. */
+  /**
+   * A global.config.json naming this server; its init block is the newest key block served (the zero state
+   * until the devnet's first validator rotation), as TON's own configs name a recent key block.
+   */
   globalConfig(): string {
     const zero = this.archive.zeroStates().masterchain.ref;
     const zeroState: BlockIdExt = { workchain: -1, shard: -(1n << 63n), seqno: 0, rootHash: zero.rootHash, fileHash: zero.fileHash };
     return formatGlobalConfig({
       liteservers: [{ ...this.address, publicKey: this.publicKey }],
-      anchor: { zeroState, initBlock: zeroState, hardforks: [] },
+      anchor: { zeroState, initBlock: this.newestKeyBlock() ?? zeroState, hardforks: [] },
     });
+  }
+
+  private newestKeyBlock(): BlockIdExt | null {
+    const head = this.archive.masterchainBlock(this.handler.head.seqno);
+    if (!head) return null;
+    const info = loadBlockInfo(head.root.refs[0]!.beginParse());
+    const key = info.keyBlock ? head : info.prevKeyBlockSeqno > 0 ? this.archive.masterchainBlock(info.prevKeyBlockSeqno) : undefined;
+    return key ? tlBlockIdOf(key) : null;
   }
 
   async close(): Promise<void> {

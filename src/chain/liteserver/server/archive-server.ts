@@ -16,6 +16,9 @@ import { merkleUpdateHashes } from '../trust/merkle.js';
 import { accountPosition } from '../trust/shards.js';
 import type { ArchivedBlock, BlockArchive } from './archive.js';
 import { tlBlockIdOf } from './block-id.js';
+import { serveBlockProof, type BlockProofSource, type LinkedBlock } from './block-proof.js';
+import { serveConfig } from './config.js';
+import { serveLibraries } from './libraries.js';
 import { blockTransactions, blockTransactionsExt } from './block-transactions.js';
 import { acceptExternalMessage, type MessageSink } from './messages.js';
 import { hashmapPath, multiRootBoc, ProofBuilder, shardTreePath } from './proof-builder.js';
@@ -127,6 +130,16 @@ export class ArchiveLiteServer implements LiteServerHandler {
         const b = this.exact(req.id).block;
         return blockTransactionsExt(b, req, (roots) => this.proofBoc('listBlockTransactionsExt', roots));
       },
+      getBlockProof: (req) => serveBlockProof(this.proofSource(), req),
+      getConfigAll: (req) => {
+        const mc = this.exact(req.id).block;
+        return serveConfig(mc, stateOf(mc), req, (roots) => this.proofBoc('getConfigAll', roots));
+      },
+      getConfigParams: (req) => {
+        const mc = this.exact(req.id).block;
+        return serveConfig(mc, stateOf(mc), req, (roots) => this.proofBoc('getConfigParams', roots));
+      },
+      getLibraries: ({ libraryList }) => serveLibraries(stateOf(this.indexedMc(this.head.seqno).block), libraryList),
       sendMessage: async ({ body }) => {
         const sink = this.serverOptions.messages;
         if (!sink) throw new LiteServerError(LiteErrorCode.error, 'sendMessage is not served here');
@@ -159,6 +172,19 @@ export class ArchiveLiteServer implements LiteServerHandler {
   }
 
   // ---- lookups ----
+
+  /** What getBlockProof reads: masterchain blocks at or below the head, their states and signatures. */
+  private proofSource(): BlockProofSource {
+    const linked = (b: IndexedBlock): LinkedBlock => ({ block: b.block, keyBlock: b.info.keyBlock, prevKeyBlockSeqno: b.info.prevKeyBlockSeqno });
+    return {
+      exact: (id) => linked(this.exact(id)),
+      at: (seqno) => linked(this.indexedMc(seqno)),
+      headSeqno: () => this.head.seqno,
+      signatures: (seqno) => this.archive.signatures?.(seqno) ?? null,
+      stateOf,
+      proofBoc: (roots) => this.proofBoc('getBlockProof', roots),
+    };
+  }
 
   private masterchainInfo() {
     const top = this.indexedMc(this.head.seqno).block;

@@ -2,6 +2,7 @@
 // SyntheticChain (src/chain/blocks/) satisfies it as it is; the devnet implements it over its storage.
 import type { Cell } from '@ton/core';
 import type { BlockId } from '../../model.js';
+import type { SignatureSet } from '../tl/lite-types.js';
 import type { ExtBlkRef } from '../../tlb/ext-blk-ref.js';
 
 /** One block of the archive: a BuiltBlock satisfies it. */
@@ -32,4 +33,6 @@ export interface BlockArchive {
   block(rootHash: string): ArchivedBlock | undefined;
   /** The masterchain zero state the chain starts from (the `init` of getMasterchainInfo and global configs). */
   zeroStates(): { masterchain: { ref: ExtBlkRef } };
+  /** The validators' signatures of masterchain block `seqno` (forward links of getBlockProof need them). */
+  signatures?(seqno: number): SignatureSet | null;
 }

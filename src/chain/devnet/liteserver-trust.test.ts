@@ -1,0 +1,88 @@
+// The devnet's liteserver as the liteserver source's trust code meets it: after two validator rotations the
+// global config names the newest key block; `secure` trust walks getBlockProof from the first key block through
+// the second to the head with the devnet validators' real signatures; backward links from the head prove older
+// blocks; getConfigParams and getLibraries answer with proofs the trust checks accept.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js';
+import { parseGlobalConfig } from '../liteserver/config.js';
+import { tlBlockIdOf } from '../liteserver/server/block-id.js';
+import type { BlockIdExt } from '../liteserver/tl/lite-api.js';
+import { AdnlClient } from '../liteserver/transport/adnl.js';
+import { LitePool } from '../liteserver/transport/pool.js';
+import { checkBackwardLink } from '../liteserver/trust/backward-link.js';
+import { SecureTrust } from '../liteserver/trust/secure.js';
+import { checkConfigProof } from '../liteserver/trust/state.js';
+import { DevnetLiteServer } from './liteserver.js';
+
+let devnet: TestDevnet;
+let ls: DevnetLiteServer;
+let ours: AdnlClient;
+const keyBlocks: BlockIdExt[] = [];
+
+beforeAll(async () => {
+  devnet = await openTestDevnet();
+  ls = await DevnetLiteServer.start({ archive: devnet.chain.archive(), feed: devnet.chain, dataDir: devnet.dataDir, port: 0 });
+  ours = await AdnlClient.connect({ ...ls.address, publicKey: ls.publicKey, pingIntervalMs: 0 });
+  for (let rotation = 0; rotation < 2; rotation++) {
+    await devnet.chain.produceBlock();
+    const rotated = await devnet.control.rotateValidators();
+    keyBlocks.push(tlBlockIdOf(devnet.chain.archive().masterchainBlock(rotated.key_block!.seqno)!));
+    for (let i = 0; i < 3; i++) await devnet.chain.produceBlock();
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await ours?.close();
+  await ls?.close();
+  await devnet?.close();
+});
+
+const head = (): BlockIdExt => tlBlockIdOf(devnet.chain.archive().masterchainBlock(devnet.chain.masterchainSeqno)!);
+
+describe('the devnet liteserver and the trust checks', () => {
+  it('the global config names the newest key block as init_block', () => {
+    const { anchor } = parseGlobalConfig(JSON.parse(ls.globalConfig()), 'global-config');
+    expect(anchor.initBlock.seqno).toBe(keyBlocks[1]!.seqno);
+    expect(anchor.initBlock.rootHash).toEqual(keyBlocks[1]!.rootHash);
+    expect(anchor.zeroState.seqno).toBe(0);
+  });
+
+  it('secure trust walks the devnet validators\' signatures from the first key block to the head', async () => {
+    const pool = new LitePool({ servers: [{ ...ls.address, publicKey: ls.publicKey }], headPollMs: 500 });
+    const lines: string[] = [];
+    try {
+      await pool.waitReady(5000);
+      const trust = new SecureTrust({ pool, initBlock: keyBlocks[0]!, log: (l) => lines.push(l) });
+      await trust.start();
+      const target = head();
+      const believed = await trust.offer(`${ls.address.host}:${ls.address.port}`, target);
+      expect(believed?.seqno).toBe(target.seqno);
+      expect(believed?.rootHash).toEqual(target.rootHash);
+      expect(trust.status().keyBlock?.seqno).toBe(keyBlocks[1]!.seqno); // the second key block was proven on the way
+      expect(trust.report()[0]!.failedProofs).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a backward link from the head proves every older masterchain block', async () => {
+    const from = head();
+    for (let seqno = 1; seqno < from.seqno; seqno++) {
+      const target = tlBlockIdOf(devnet.chain.archive().masterchainBlock(seqno)!);
+      const proof = await ours.query('getBlockProof', { mode: 1, knownBlock: from, targetBlock: target });
+      expect(proof.complete).toBe(true);
+      expect(proof.steps).toHaveLength(1);
+      const step = proof.steps[0]!;
+      if (step.kind !== 'back') throw new Error('expected a backward link');
+      expect(checkBackwardLink(step).seqno).toBe(seqno);
+    }
+  });
+
+  it('getConfigParams proves the validator set (param 34) of the head; getLibraries answers none unknown', async () => {
+    const at = head();
+    const reply = await ours.query('getConfigParams', { mode: 0, id: at, paramList: [34] });
+    const params = checkConfigProof(reply.stateProof, reply.configProof, at.rootHash, [34]);
+    expect(params.get(34)).toBeTruthy();
+    expect((await ours.query('getLibraries', { libraryList: [Buffer.alloc(32, 1)] })).result).toEqual([]);
+  });
+});
