@@ -69,13 +69,18 @@ export function serveBlockProof(src: BlockProofSource, req: RequestOf<'getBlockP
 }
 
 /** The Block root with BlockInfo whole: what a link's `dest_proof` proves. */
-function headerProof(src: BlockProofSource, b: ArchivedBlock): Buffer {
-  return src.proofBoc([new ProofBuilder().showWhole(b.root.refs[0]!).proof(b.root)]);
+function headerProof(proofBoc: (roots: Cell[]) => Buffer, b: ArchivedBlock): Buffer {
+  return proofBoc([new ProofBuilder().showWhole(b.root.refs[0]!).proof(b.root)]);
 }
 
 function forwardLink(src: BlockProofSource, from: LinkedBlock, to: LinkedBlock): BlockLink {
   const signatures = src.signatures(seqnoOf(to));
   if (!signatures) throw new LiteServerError(LiteErrorCode.error, `masterchain block ${seqnoOf(to)} has no stored validator signatures`);
+  return forwardLinkOf(from, to, signatures, src.proofBoc);
+}
+
+/** A forward link `from` (a key block) → `to`, signed by `signatures`. */
+export function forwardLinkOf(from: LinkedBlock, to: LinkedBlock, signatures: SignatureSet, proofBoc: (roots: Cell[]) => Buffer): BlockLink {
   // The source key block down extra → McBlockExtra → its config, the config whole.
   const extra = from.block.root.refs[3]!;
   const custom = extra.refs[3]!;
@@ -85,16 +90,19 @@ function forwardLink(src: BlockProofSource, from: LinkedBlock, to: LinkedBlock):
     toKeyBlock: to.keyBlock,
     from: tlBlockIdOf(from.block),
     to: tlBlockIdOf(to.block),
-    destProof: headerProof(src, to.block),
-    configProof: src.proofBoc([new ProofBuilder().show(extra, custom).showWhole(config).proof(from.block.root)]),
+    destProof: headerProof(proofBoc, to.block),
+    configProof: proofBoc([new ProofBuilder().show(extra, custom).showWhole(config).proof(from.block.root)]),
     signatures,
   };
 }
 
-/** `from`'s block down to its state_update, and its state down `prev_blocks` to `to`'s entry. */
 function backwardLink(src: BlockProofSource, from: LinkedBlock, to: LinkedBlock): BlockLink {
+  return backwardLinkOf(from, to, src.stateOf(from.block), src.proofBoc);
+}
+
+/** `from`'s block down to its state_update, and its `state` down `prev_blocks` to `to`'s entry. */
+export function backwardLinkOf(from: LinkedBlock, to: LinkedBlock, state: Cell, proofBoc: (roots: Cell[]) => Buffer): BlockLink {
   const blockProof = new ProofBuilder().showWhole(from.block.root.refs[0]!, from.block.root.refs[2]!).proof(from.block.root);
-  const state = src.stateOf(from.block);
   const custom = state.refs[3]!;
   const info = readMcStateExtra(custom, 'serve').info;
   const path = hashmapPath(info.refs[0]!, 32, BigInt(seqnoOf(to)));
@@ -104,8 +112,8 @@ function backwardLink(src: BlockProofSource, from: LinkedBlock, to: LinkedBlock)
     toKeyBlock: to.keyBlock,
     from: tlBlockIdOf(from.block),
     to: tlBlockIdOf(to.block),
-    destProof: to.keyBlock ? headerProof(src, to.block) : Buffer.alloc(0),
-    proof: src.proofBoc([blockProof]),
-    stateProof: src.proofBoc([stateProof]),
+    destProof: to.keyBlock ? headerProof(proofBoc, to.block) : Buffer.alloc(0),
+    proof: proofBoc([blockProof]),
+    stateProof: proofBoc([stateProof]),
   };
 }

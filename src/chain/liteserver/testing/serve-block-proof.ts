@@ -1,14 +1,14 @@
-// TEST SUPPORT ONLY: `liteServer.getBlockProof` over a SignedChain, built as the node builds it
+// TEST SUPPORT ONLY: `liteServer.getBlockProof` over a SignedChain (its links built by server/block-proof.ts), as the node builds it
 // (validator/impl/liteserver.cpp): from a non-key known block a backward link to its previous key block,
 // then forward links key block → next key block → … → the target, each signed by the session the chain
 // says; at most `maxLinks` links per reply (`complete: false`, the client continues from `to`).
 // Lying modes sign links with the wrong validators or route the walk through a block that is no key block.
-import type { Cell } from '@ton/core';
 import type { BuiltBlock } from '../../blocks/build.js';
 import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';
 import type { PartialBlockProof } from '../tl/lite-api.js';
 import type { BlockIdExt, BlockLink, SignatureSet } from '../tl/lite-types.js';
-import { hashmapPath, multiRootBoc, ProofBuilder } from './proof-builder.js';
+import { backwardLinkOf, forwardLinkOf, type LinkedBlock } from '../server/block-proof.js';
+import { multiRootBoc } from './proof-builder.js';
 import type { SignedChain, SigningSession } from './signed-chain.js';
 import { tlBlockId } from './synthetic-server.js';
 import { signOrdinary, signSimplex, testValidators } from './validator-keys.js';
@@ -82,33 +82,12 @@ function nextKeyBlock(signed: SignedChain, after: number, before: number): Built
   return undefined;
 }
 
-/** The Block root with BlockInfo whole: what a link's `dest_proof` proves. */
-function headerProof(b: BuiltBlock): Buffer {
-  return multiRootBoc([new ProofBuilder().showWhole(b.root.refs[0]!).proof(b.root)]);
-}
-
-/** The key block down `extra → custom → config` with the config dictionary whole. */
-function configProof(b: BuiltBlock): Buffer {
-  const extra = b.root.refs[3]!;
-  const custom = extra.refs[3]!;
-  const config = custom.refs[custom.refs.length - 1]!;
-  return multiRootBoc([new ProofBuilder().show(extra, custom).showWhole(config).proof(b.root)]);
-}
-
 export function forwardLink(signed: SignedChain, from: BuiltBlock, to: BuiltBlock, lie: BlockProofLies = {}): BlockLink {
   const target = tlBlockId(to);
   const session = signed.sessionOf(to.id.seqno);
   if (!session) throw new LiteServerError(LiteErrorCode.error, `no validators signed block ${to.id.seqno}`);
   const lying = (lie.links ?? (() => true))(target);
-  return {
-    kind: 'forward',
-    toKeyBlock: to.info.keyBlock,
-    from: tlBlockId(from),
-    to: target,
-    destProof: headerProof(to),
-    configProof: configProof(from),
-    signatures: lying ? forgedSignatures(signed, session, target, lie) : sign(session, target),
-  };
+  return forwardLinkOf(linked(from), linked(to), lying ? forgedSignatures(signed, session, target, lie) : sign(session, target), multiRootBoc);
 }
 
 function sign(session: SigningSession, target: BlockIdExt, signers = session.signers, vote: BlockIdExt = target): SignatureSet {
@@ -132,27 +111,7 @@ function forgedSignatures(signed: SignedChain, session: SigningSession, target: 
 
 /** `from`'s block to its state_update, and its state down `prev_blocks` to `to`'s entry. */
 export function backwardLink(from: BuiltBlock, to: BuiltBlock): BlockLink {
-  const blockProof = new ProofBuilder().showWhole(from.root.refs[0]!, from.root.refs[2]!).proof(from.root);
-  const state = from.state;
-  const custom = state.refs[3]!;
-  const info = mcStateInfo(custom);
-  const path = hashmapPath(info.refs[0]!, 32, BigInt(to.id.seqno));
-  const stateProof = new ProofBuilder().show(custom, info, ...path.cells).proof(state);
-  return {
-    kind: 'back',
-    toKeyBlock: to.info.keyBlock,
-    from: tlBlockId(from),
-    to: tlBlockId(to),
-    destProof: to.info.keyBlock ? headerProof(to) : Buffer.alloc(0),
-    proof: multiRootBoc([blockProof]),
-    stateProof: multiRootBoc([stateProof]),
-  };
+  return backwardLinkOf(linked(from), linked(to), from.state, multiRootBoc);
 }
 
-/** McStateExtra's `^[ flags validator_info prev_blocks … ]`: the ref after shard_hashes and the config. */
-function mcStateInfo(custom: Cell): Cell {
-  const s = custom.beginParse();
-  s.skip(16);
-  const hasShardHashes = s.loadBit();
-  return custom.refs[hasShardHashes ? 2 : 1]!;
-}
+const linked = (b: BuiltBlock): LinkedBlock => ({ block: b, keyBlock: b.info.keyBlock, prevKeyBlockSeqno: b.info.prevKeyBlockSeqno });
