@@ -11,6 +11,7 @@ import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js
 import { connectTheirClientByConfig } from '../../../test/support/liteserver.js';
 import { decodeBlock } from '../decode/index.js';
 import type { BlockIdExt } from '../liteserver/tl/lite-api.js';
+import { LiteServerError } from '../liteserver/tl/envelope.js';
 import { AdnlClient } from '../liteserver/transport/adnl.js';
 import { checkAccountState } from '../liteserver/trust/account.js';
 import { checkBlockHeaderProof, checkFullBlock } from '../liteserver/trust/blocks.js';
@@ -145,5 +146,18 @@ describe('ton-lite-client ↔ the devnet liteserver', () => {
       await c.close();
       await server.close();
     }
+  });
+
+  it('blocks whose state the devnet no longer keeps: their BoCs and headers are served, state queries answer 651', async () => {
+    const old = tl(await client.getMasterchainInfo().then((i) => i.last));
+    for (let i = 0; i < 40; i++) await devnet.chain.produceBlock();
+    checkFullBlock((await ours.query('getBlock', { id: old })).data, old);
+    checkBlockHeaderProof((await ours.query('getBlockHeader', { id: old, mode: 0 })).headerProof, old);
+    const err = await ours.query('getAccountState', { id: old, account: { workchain: 0, id: alice().address.hash } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LiteServerError);
+    expect(err).toMatchObject({ code: 651 });
+    expect((err as Error).message).toMatch(/no longer kept/);
+    const now = tl((await client.getMasterchainInfo()).last);
+    expect(checkAccountState(await ours.query('getAccountState', { id: now, account: { workchain: 0, id: alice().address.hash } }), { workchain: 0, id: alice().address.hash }).kind).toBe('exists');
   });
 });

@@ -44,10 +44,16 @@ export interface IndexedBlock {
   mcSeqno: number;
 }
 
+/** What the index keeps of a block: its id and header, not its cells (the archive has them). */
+interface BlockEntry {
+  id: ArchivedBlock['id'];
+  info: BlockInfo;
+  mcSeqno: number;
+}
+
 interface IndexedTransaction {
   lt: bigint;
   hash: string;
-  cell: Cell;
   block: BlockIdExt;
 }
 
@@ -68,8 +74,10 @@ const now = (): number => Math.floor(Date.now() / 1000);
 export class ArchiveLiteServer implements LiteServerHandler {
   readonly head: MasterchainHead;
   readonly methods: LiteServerMethods;
-  private readonly byKey = new Map<string, IndexedBlock>();
+  private readonly byKey = new Map<string, BlockEntry>();
   private readonly transactions = new Map<string, IndexedTransaction[]>();
+  /** Accounts whose transaction list got entries since it was last sorted. */
+  private readonly unsorted = new Set<string>();
   private indexed = 0;
 
   constructor(
@@ -192,11 +200,11 @@ export class ArchiveLiteServer implements LiteServerHandler {
     return { last: tlBlockId(top), stateRootHash: Buffer.from(merkleUpdateHashes(top.root.refs[2]!, 'state_update').newHash, 'hex'), init: { workchain: -1, rootHash: zero.rootHash, fileHash: zero.fileHash } };
   }
 
+  /** A masterchain block straight from the archive (no index needed). */
   private indexedMc(seqno: number): IndexedBlock {
-    this.indexTo(seqno);
-    const b = this.byKey.get(blockKey(-1, 0x8000000000000000n, seqno));
-    if (!b) throw new LiteServerError(LiteErrorCode.notReady, `masterchain block ${seqno} is not in db`);
-    return b;
+    const block = this.archive.masterchainBlock(seqno);
+    if (!block) throw new LiteServerError(LiteErrorCode.notReady, `masterchain block ${seqno} is not in db`);
+    return { block, info: loadBlockInfo(block.root.refs[0]!.beginParse()), mcSeqno: seqno };
   }
 
   /** Indexes every block the archive's masterchain blocks up to `seqno` commit, and their transactions. */
@@ -223,30 +231,42 @@ export class ArchiveLiteServer implements LiteServerHandler {
     }
   }
 
-  private add(block: ArchivedBlock, mcSeqno: number): IndexedBlock {
-    const indexed = { block, info: loadBlockInfo(block.root.refs[0]!.beginParse()), mcSeqno };
-    this.byKey.set(blockKey(block.id.workchain, block.id.shard, block.id.seqno), indexed);
+  private add(block: ArchivedBlock, mcSeqno: number): BlockEntry {
+    const entry = { id: block.id, info: loadBlockInfo(block.root.refs[0]!.beginParse()), mcSeqno };
+    this.byKey.set(blockKey(block.id.workchain, block.id.shard, block.id.seqno), entry);
+    const id = tlBlockId(block);
     for (const cell of readTransactionCells(block.root.refs[3]!.refs[2]!)) {
       const r = new CellReader(cell);
       r.skip(4);
       const account = `${block.id.workchain}:${r.hex(256)}`;
       const list = this.transactions.get(account) ?? [];
-      list.push({ lt: r.bigUint(64), hash: cell.hash().toString('hex'), cell, block: tlBlockId(block) });
-      list.sort((a, b) => (a.lt > b.lt ? -1 : 1)); // newest first
+      list.push({ lt: r.bigUint(64), hash: cell.hash().toString('hex'), block: id });
       this.transactions.set(account, list);
+      this.unsorted.add(account);
     }
-    return indexed;
+    return entry;
+  }
+
+  /** The indexed block with its cells, read from the archive again. */
+  private load(entry: BlockEntry): IndexedBlock {
+    const block = entry.id.workchain === -1 ? this.archive.masterchainBlock(entry.id.seqno) : this.archive.block(entry.id.rootHash);
+    if (!block) throw new LiteServerError(LiteErrorCode.notReady, `block (${blockKey(entry.id.workchain, entry.id.shard, entry.id.seqno)}) is not in db`);
+    return { block, info: entry.info, mcSeqno: entry.mcSeqno };
   }
 
   /** A block the served head commits; 651 otherwise, as a node without it answers. */
   protected find(workchain: number, shard: bigint | string, seqno: number): IndexedBlock {
-    this.indexTo(this.head.seqno);
-    const b = this.byKey.get(blockKey(workchain, shard, seqno));
     const tlShard = typeof shard === 'bigint' ? shard : BigInt.asIntN(64, BigInt(`0x${shard}`));
-    if (!b || b.mcSeqno > this.head.seqno || this.withheld({ workchain, shard: tlShard, seqno })) {
-      throw new LiteServerError(LiteErrorCode.notReady, `block (${blockKey(workchain, shard, seqno)}) is not in db`);
+    const missing = () => new LiteServerError(LiteErrorCode.notReady, `block (${blockKey(workchain, shard, seqno)}) is not in db`);
+    if (this.withheld({ workchain, shard: tlShard, seqno })) throw missing();
+    if (workchain === -1) {
+      if (tlShard !== -(1n << 63n) || seqno < 1 || seqno > this.head.seqno) throw missing();
+      return this.indexedMc(seqno);
     }
-    return b;
+    this.indexTo(this.head.seqno);
+    const entry = this.byKey.get(blockKey(workchain, shard, seqno));
+    if (!entry || entry.mcSeqno > this.head.seqno) throw missing();
+    return this.load(entry);
   }
 
   /** The block `id` names, hashes included. */
@@ -264,17 +284,17 @@ export class ArchiveLiteServer implements LiteServerHandler {
     this.indexTo(this.head.seqno);
     const position = BigInt.asUintN(64, id.shard);
     // Of the blocks whose shard holds the position, the first that reaches the lt or the time.
-    let best: IndexedBlock | null = null;
+    let best: BlockEntry | null = null;
     for (const b of this.byKey.values()) {
-      if (b.block.id.workchain !== id.workchain || b.mcSeqno > this.head.seqno) continue;
-      const shard = BigInt(`0x${b.block.id.shard}`);
+      if (b.id.workchain !== id.workchain || b.mcSeqno > this.head.seqno) continue;
+      const shard = BigInt(`0x${b.id.shard}`);
       const low = shard & -shard;
       if (position < shard - low || position > shard + low - 1n) continue;
       const reaches = mode & 2 ? b.info.endLt > req.lt! : b.info.genUtime >= req.utime!;
       if (reaches && (!best || b.info.startLt < best.info.startLt)) best = b;
     }
     if (!best) throw new LiteServerError(LiteErrorCode.notReady, `no block of ${id.workchain}:${shardHex(position)} reaches ${mode & 2 ? `lt ${req.lt}` : `utime ${req.utime}`}`);
-    return best;
+    return this.load(best);
   }
 
   // ---- replies ----
@@ -348,10 +368,19 @@ export class ArchiveLiteServer implements LiteServerHandler {
   /** Up to `count` transactions of the account from (lt, hash) back, newest first. */
   private history(account: AccountId, lt: bigint, hash: Buffer, count: number) {
     this.indexTo(this.head.seqno);
-    const list = this.transactions.get(`${account.workchain}:${account.id.toString('hex')}`) ?? [];
+    const key = `${account.workchain}:${account.id.toString('hex')}`;
+    const list = this.transactions.get(key) ?? [];
+    if (this.unsorted.delete(key)) list.sort((a, b) => (a.lt > b.lt ? -1 : 1)); // newest first
     const start = list.findIndex((t) => t.lt === lt && t.hash === hash.toString('hex'));
     if (start < 0) throw new LiteServerError(LiteErrorCode.error, 'cannot locate transaction in block with specified logical time');
     const page = list.slice(start, start + Math.min(count, 16));
-    return { ids: page.map((t) => t.block), transactions: multiRootBoc(page.map((t) => t.cell)) };
+    // The cells come from the blocks again: the index keeps no cells.
+    const cells = new Map<string, Cell>();
+    for (const rootHash of new Set(page.map((t) => t.block.rootHash.toString('hex')))) {
+      const block = this.archive.block(rootHash);
+      if (!block) throw new LiteServerError(LiteErrorCode.notReady, `block with root hash ${rootHash} is not in db`);
+      for (const cell of readTransactionCells(block.root.refs[3]!.refs[2]!)) cells.set(cell.hash().toString('hex'), cell);
+    }
+    return { ids: page.map((t) => t.block), transactions: multiRootBoc(page.map((t) => cells.get(t.hash)!)) };
   }
 }
