@@ -82,4 +82,14 @@ describe('tonwatch devnet serve', () => {
       await plain.close();
     }
   });
+
+  it('`tonwatch devnet serve --help` explains it; an extra argument is a usage error', async () => {
+    const help = await cli('serve', '--help');
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^usage: tonwatch devnet serve/);
+    expect(help.out).toContain('TONWATCH_DEVNET_LITESERVER_PORT');
+    const extra = await cli('serve', 'now');
+    expect(extra.code).toBe(2);
+    expect(extra.err).toMatch(/unexpected argument 'now'/);
+  });
 });
