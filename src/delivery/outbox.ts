@@ -168,6 +168,21 @@ export async function parkedOfKey(db: Kysely<any>, endpointId: number, orderingK
   return rows.map(deliveryFromRow);
 }
 
+/** Pending rows of one ordering key (null: the endpoint's unordered ones) after `afterId`, oldest first. */
+export async function pendingOfKey(db: Kysely<any>, endpointId: number, orderingKey: string | null, afterId: number, limit: number): Promise<PendingDelivery[]> {
+  const rows = await deliveryDb(db)
+    .selectFrom('delivery_outbox')
+    .select(OUTBOX_COLUMNS)
+    .where('endpoint_id', '=', BigInt(endpointId))
+    .where('ordering_key', orderingKey === null ? 'is' : '=', orderingKey)
+    .where('state', '=', PENDING)
+    .where('id', '>', BigInt(afterId))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(deliveryFromRow);
+}
+
 export async function deleteDeliveries(db: Kysely<any>, ids: readonly number[]): Promise<void> {
   for (const part of chunks(ids, IN_CHUNK)) {
     await deliveryDb(db).deleteFrom('delivery_outbox').where('id', 'in', part.map(BigInt)).execute();
@@ -240,6 +255,8 @@ export async function recordOutcomes(trx: Kysely<any>, outcomes: readonly Delive
         completed_at: o.result === 'failed' ? BigInt(o.at) : null,
       })
       .where('id', '=', BigInt(row.id))
+      // A worker that lost the key's lease reports late: never turn a delivered row back to pending.
+      .where('state', '=', PENDING)
       .execute();
     logs.push({
       endpoint_id: BigInt(o.endpoint.id),

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import { judgeAttempt } from './judge.js';
+import { KeyLeases, leaseKeyOf } from './leases.js';
 import type { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
 import { DeliveryQueues, type Queue } from './queues.js';
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   historyMs: number;
   memoryLimit: number;
   perKeyLimit: number;
+  /** PostgreSQL: this worker's name and the lease length on ordering keys (many workers on one database). */
+  lease: { owner: string; leaseMs: number } | null;
 }
 
 /**
@@ -57,9 +60,15 @@ export class DeliveryWorker {
   private readonly recorder: OutcomeRecorder;
   private timer: { at: number; cancel: () => void } | null = null;
   private intervals: NodeJS.Timeout[] = [];
+  /** Leases on ordering keys (PostgreSQL), or null (SQLite: one process holds every key). */
+  private readonly leases: KeyLeases | null;
+  /** Lease time an attempt needs left to start: waiting for a connection, then the exchange, each up to the timeout. */
+  private readonly attemptLeaseMs: number;
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
+    this.leases = o.lease && o.store.dialect === 'postgres' ? new KeyLeases(o.store.db, o.lease.owner, o.lease.leaseMs) : null;
+    this.attemptLeaseMs = 2 * o.sender.timeoutMs + 250;
     const isRunning = () => this.running;
     this.loader = new QueueLoader({
       store: o.store,
@@ -68,6 +77,7 @@ export class DeliveryWorker {
       endpoints: this.endpoints,
       memoryLimit: o.memoryLimit,
       perKeyLimit: o.perKeyLimit,
+      leases: this.leases,
       isRunning,
       pump: () => this.pump(),
     });
@@ -105,6 +115,10 @@ export class DeliveryWorker {
     every(10 * 60_000, () => void this.prune());
     // PostgreSQL ids can commit out of order: re-read the last ~30 s of ids for late commits.
     if (this.o.store.dialect === 'postgres') every(5000, () => void this.loader.rescan());
+    if (this.leases) {
+      every(this.leases.leaseMs / 4, () => void this.renewLeases());
+      every(this.o.pollIntervalMs, () => void this.loader.takeOverExpired());
+    }
   }
 
   async stop(): Promise<void> {
@@ -119,6 +133,27 @@ export class DeliveryWorker {
     await this.recorder.flushNow();
     await this.sender?.close();
     this.sender = null;
+    // Everything sent is recorded: other workers may take the keys at once.
+    await this.leases?.releaseAll().catch((err) => this.o.logger?.warn({ err }, 'releasing webhook leases failed; they expire on their own'));
+  }
+
+  /** Extends the leases of keys with work here; drops the queues of keys another worker took over. */
+  private async renewLeases(): Promise<void> {
+    const leases = this.leases;
+    if (!leases || !this.running) return;
+    const keys = new Map<string, { endpointId: number; orderingKey: string | null }>();
+    for (const q of this.queues.queues.values()) keys.set(leaseKeyOf(q.endpointId, q.orderingKey), q);
+    try {
+      const lost = await leases.renew([...keys.keys()]);
+      for (const key of lost) {
+        const k = keys.get(key)!;
+        for (const q of this.queues.queuesOfLease(k.endpointId, k.orderingKey)) this.queues.dropQueue(q);
+      }
+      if (lost.length > 0) this.o.logger?.warn({ keys: lost.length }, 'webhook ordering keys were taken over by another worker (lease expired here)');
+    } catch (err) {
+      // Attempts stop when the leases run short (pump); the next renewal may still save them.
+      this.o.logger?.warn({ err }, 'renewing webhook leases failed');
+    }
   }
 
   /**
@@ -192,6 +227,11 @@ export class DeliveryWorker {
         waiting.push(q);
         continue;
       }
+      // Another worker may take the key once the lease ends: start nothing that could outlast it.
+      if (this.leases && this.leases.remaining(leaseKeyOf(q.endpointId, q.orderingKey)) < this.attemptLeaseMs) {
+        this.queues.schedule(q, now + Math.min(1000, this.leases.leaseMs / 4));
+        continue;
+      }
       const row = this.queues.headOf(q)!;
       q.inFlight = true;
       this.inFlightCount++;
@@ -240,10 +280,18 @@ export class DeliveryWorker {
     const l = report.latencyMs;
     this.endpointLatency.set(endpoint.id, avg === undefined ? l : avg + (l - avg) / (l > avg ? 2 : 16));
     const live = this.endpoints.get(endpoint.id);
+    const dropped = !this.queues.isLive(q);
     if (!live) {
       // Deleted while in flight: nothing left to record.
       this.queues.shift(q);
       this.queues.forget(row.id);
+    } else if (dropped) {
+      // Its lease was lost meanwhile: the outcome is recorded, the key is another worker's now.
+      const result = judgeAttempt(live, row, report, now);
+      this.recorder.record({ delivery: { ...row }, endpoint: live, result, at: now, attempts: row.attempts, statusCode: report.statusCode, error: report.error, latencyMs: report.latencyMs });
+      this.queues.shift(q);
+      if (result !== 'delivered' && result !== 'failed') this.queues.forget(row.id);
+      this.recorder.flushSoon();
     } else {
       const firstAttempt = row.attempts === 0;
       const result = judgeAttempt(live, row, report, now);

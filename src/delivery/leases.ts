@@ -1,0 +1,134 @@
+// Leases on ordering keys, so many workers on one PostgreSQL share the outbox without breaking
+// per-key order: a worker sends a key's deliveries only while it holds the key's lease row
+// (delivery_leases: key, owner, expires_at on the database's clock), renews the leases of keys it
+// has work for, and lets idle ones lapse. A worker that dies loses its leases when they expire;
+// another takes them over (`takeExpired`, FOR UPDATE SKIP LOCKED) and reads the keys' rows.
+import { performance } from 'node:perf_hooks';
+import { sql, type Kysely } from 'kysely';
+import { toNum } from '../store/db.js';
+
+/** The database's own clock in ms, so leases never depend on the workers' clocks agreeing. */
+const DB_NOW = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+/** The lease of a delivery's key: its ordering key, or one per endpoint for its unordered deliveries. */
+export function leaseKeyOf(endpointId: number, orderingKey: string | null): string {
+  return orderingKey === null ? `${endpointId}#` : `${endpointId}|${orderingKey}`;
+}
+
+export interface LeaseKey {
+  key: string;
+  endpointId: number;
+  orderingKey: string | null;
+}
+
+export interface Claimed {
+  /** Keys whose lease row this claim created: nobody held them, so no older row of them was skipped. */
+  fresh: Set<string>;
+  /** Keys taken over from an expired lease (or our own lapsed one): their rows are read from the store. */
+  resumed: Set<string>;
+}
+
+export class KeyLeases {
+  /** Keys held, with when the lease ends on this process's monotonic clock (never later than in the store). */
+  private readonly held = new Map<string, number>();
+
+  constructor(
+    private readonly db: Kysely<any>,
+    readonly owner: string,
+    readonly leaseMs: number,
+  ) {}
+
+  /** Ms left on a key's lease here (0 when not held). */
+  remaining(key: string): number {
+    const until = this.held.get(key);
+    if (until === undefined) return 0;
+    const left = until - performance.now();
+    if (left <= 0) this.held.delete(key);
+    return Math.max(0, left);
+  }
+
+  holds(key: string): boolean {
+    return this.remaining(key) > 0;
+  }
+
+  /** Takes the leases of `keys` that are free, expired or already ours. */
+  async claim(keys: readonly LeaseKey[]): Promise<Claimed> {
+    const out: Claimed = { fresh: new Set(), resumed: new Set() };
+    if (keys.length === 0) return out;
+    const started = performance.now();
+    const { rows } = await sql<{ lease_key: string; fresh: boolean }>`
+      insert into delivery_leases (lease_key, endpoint_id, ordering_key, owner, expires_at)
+      select k.key, k.endpoint_id, k.ordering_key, ${this.owner}, ${DB_NOW} + ${this.leaseMs}
+      from unnest(${keys.map((k) => k.key)}::text[], ${keys.map((k) => k.endpointId)}::bigint[], ${keys.map((k) => k.orderingKey)}::text[]) as k(key, endpoint_id, ordering_key)
+      on conflict (lease_key) do update set owner = excluded.owner, expires_at = excluded.expires_at
+      where delivery_leases.owner = excluded.owner or delivery_leases.expires_at < ${DB_NOW}
+      returning lease_key, (xmax = 0) as fresh`.execute(this.db);
+    for (const r of rows) {
+      this.held.set(r.lease_key, started + this.leaseMs);
+      (r.fresh ? out.fresh : out.resumed).add(r.lease_key);
+    }
+    return out;
+  }
+
+  /** Extends the leases of `keys`; returns those no longer ours (another worker took them over). */
+  async renew(keys: readonly string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    const started = performance.now();
+    const { rows } = await sql<{ lease_key: string }>`
+      update delivery_leases set expires_at = ${DB_NOW} + ${this.leaseMs}
+      where owner = ${this.owner} and lease_key = any(${keys}::text[])
+      returning lease_key`.execute(this.db);
+    const kept = new Set(rows.map((r) => r.lease_key));
+    const lost: string[] = [];
+    for (const key of keys) {
+      if (kept.has(key)) this.held.set(key, started + this.leaseMs);
+      else {
+        this.held.delete(key);
+        lost.push(key);
+      }
+    }
+    return lost;
+  }
+
+  /**
+   * Takes over expired leases (a dead or stalled worker's, or lapsed idle ones) that keys with
+   * pending deliveries still need, and deletes the others. Rows are locked while deciding, so a
+   * worker claiming one of these keys meanwhile waits and then finds it taken or gone.
+   */
+  async takeExpired(limit: number): Promise<LeaseKey[]> {
+    const started = performance.now();
+    const taken = await this.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ lease_key: string; endpoint_id: string | number | bigint; ordering_key: string | null }>`
+        select lease_key, endpoint_id, ordering_key from delivery_leases
+        where expires_at < ${DB_NOW} order by expires_at limit ${limit} for update skip locked`.execute(trx);
+      const keep: LeaseKey[] = [];
+      const drop: string[] = [];
+      for (const r of rows) {
+        const endpointId = toNum(r.endpoint_id);
+        const pending = await sql<{ one: number }>`
+          select 1 as one from delivery_outbox where state = 'pending' and endpoint_id = ${endpointId}
+          and ${r.ordering_key === null ? sql`ordering_key is null` : sql`ordering_key = ${r.ordering_key}`} limit 1`.execute(trx);
+        if (pending.rows.length > 0) keep.push({ key: r.lease_key, endpointId, orderingKey: r.ordering_key });
+        else drop.push(r.lease_key);
+      }
+      if (drop.length > 0) await sql`delete from delivery_leases where lease_key = any(${drop}::text[])`.execute(trx);
+      if (keep.length > 0) {
+        await sql`update delivery_leases set owner = ${this.owner}, expires_at = ${DB_NOW} + ${this.leaseMs}
+          where lease_key = any(${keep.map((k) => k.key)}::text[])`.execute(trx);
+      }
+      for (const k of drop) this.held.delete(k);
+      return keep;
+    });
+    for (const k of taken) this.held.set(k.key, started + this.leaseMs);
+    return taken;
+  }
+
+  /**
+   * Gives every lease back (a clean stop): they are marked expired rather than deleted, so the
+   * next `takeExpired` of another worker finds the keys that still have deliveries and reads them.
+   */
+  async releaseAll(): Promise<void> {
+    this.held.clear();
+    await sql`update delivery_leases set expires_at = 0 where owner = ${this.owner}`.execute(this.db);
+  }
+}
