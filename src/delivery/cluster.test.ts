@@ -160,6 +160,31 @@ describe.skipIf(!dialects.includes('postgres'))('delivery across workers on one 
     expect(await outboxStates(store)).toEqual({ delivered: all.length });
   }, 60_000);
 
+  it('changes made through another node reach the worker holding the keys: new URL, back-online after a 410', async () => {
+    const { store, endpointId } = await setup();
+    const [e1, e2] = [engineOn(await openShared(), 'e1'), engineOn(await openShared(), 'e2')];
+    await e1.start();
+    await e2.start();
+    receiver.respond = () => ({ status: 410 });
+    const all = intents(endpointId, 1, 3, 0);
+    const receipt = await store.db.transaction().execute((trx) => e2.enqueue(trx, all));
+    e2.notify(receipt);
+    await until(async () => (await e1.getEndpoint(endpointId))?.status === 'suspended', 10_000, 'the endpoint suspended in the store');
+    expect(receiver.requests.map(workerOf)).toEqual(['e2']);
+    // The API node (e1) holds none of the keys; e2 learns both changes from the store.
+    const moved = await new Receiver().listen(0);
+    try {
+      await e1.updateEndpointUrl(endpointId, moved.url);
+      await e1.backOnline(endpointId);
+      await moved.waitFor(3, 20_000);
+      expect(moved.requests.map(workerOf)).toEqual(['e2', 'e2', 'e2']);
+      expect(moved.bodies()).toEqual(all.map((i) => i.body));
+      expect(moved.requests[0]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
+    } finally {
+      await moved.close();
+    }
+  }, 40_000);
+
   it('worker processes killed mid-delivery: another resumes their keys after the lease expired, repeats keep their ids', async () => {
     const { store, endpointId } = await setup();
     const spawnWorker = async (name: string): Promise<ChildProcess> => {

@@ -4,6 +4,7 @@
 // truth — a delivery is pending until its outcome is recorded, so a crash only repeats attempts.
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
+import * as ep from './endpoints.js';
 import { judgeAttempt } from './judge.js';
 import { KeyLeases, leaseKeyOf } from './leases.js';
 import type { DeliveryMetrics } from './metrics.js';
@@ -42,6 +43,8 @@ export interface WorkerOptions {
 const THREAD_WINDOW = 8;
 /** Answers faster than this on average (EWMA of attempt latency) count as quick. */
 const QUICK_MS = 100;
+/** Many workers: how often endpoints in memory are read again for changes made through other nodes. */
+const ENDPOINT_REFRESH_MS = 5000;
 
 export class DeliveryWorker {
   /** Endpoints with deliveries in memory; their status here is newer than the store's. */
@@ -118,6 +121,7 @@ export class DeliveryWorker {
     if (this.leases) {
       every(this.leases.leaseMs / 4, () => void this.renewLeases());
       every(this.o.pollIntervalMs, () => void this.loader.takeOverExpired());
+      every(ENDPOINT_REFRESH_MS, () => void this.refreshEndpoints());
     }
   }
 
@@ -135,6 +139,32 @@ export class DeliveryWorker {
     this.sender = null;
     // Everything sent is recorded: other workers may take the keys at once.
     await this.leases?.releaseAll().catch((err) => this.o.logger?.warn({ err }, 'releasing webhook leases failed; they expire on their own'));
+  }
+
+  /**
+   * Many workers: endpoint changes made through another node's API (URL, credentials, back-online,
+   * deletion) reach this worker from the store. Status changes this worker judged itself stay its own.
+   */
+  private async refreshEndpoints(): Promise<void> {
+    if (!this.running || this.endpoints.size === 0) return;
+    try {
+      const ids = [...this.endpoints.keys()];
+      const stored = new Map((await ep.selectEndpointsByIds(this.o.store.db, ids)).map((e) => [e.id, e]));
+      const now = this.o.clock.now();
+      for (const id of ids) {
+        const live = this.endpoints.get(id);
+        if (!live) continue;
+        const e = stored.get(id);
+        if (!e) {
+          this.forgetEndpoint(id);
+          continue;
+        }
+        Object.assign(live, { url: e.url, token: e.token, secret: e.secret, previousSecret: e.previousSecret, previousSecretUntil: e.previousSecretUntil });
+        if (live.status === 'suspended' && e.status === 'online' && e.statusUpdatedAt > live.statusUpdatedAt) await this.resumeEndpoint(live, now);
+      }
+    } catch (err) {
+      this.o.logger?.warn({ err }, 'reading webhook endpoints failed; retrying on the next refresh');
+    }
   }
 
   /** Extends the leases of keys with work here; drops the queues of keys another worker took over. */
