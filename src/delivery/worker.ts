@@ -143,7 +143,7 @@ export class DeliveryWorker {
 
   /**
    * Many workers: endpoint changes made through another node's API (URL, credentials, back-online,
-   * deletion) reach this worker from the store. Status changes this worker judged itself stay its own.
+   * deletion) or judged by another worker (offline, suspended) reach this worker from the store.
    */
   private async refreshEndpoints(): Promise<void> {
     if (!this.running || this.endpoints.size === 0) return;
@@ -160,7 +160,11 @@ export class DeliveryWorker {
           continue;
         }
         Object.assign(live, { url: e.url, token: e.token, secret: e.secret, previousSecret: e.previousSecret, previousSecretUntil: e.previousSecretUntil });
-        if (live.status === 'suspended' && e.status === 'online' && e.statusUpdatedAt > live.statusUpdatedAt) await this.resumeEndpoint(live, now);
+        // A newer status in the store was judged by another worker, or set through the API.
+        if (e.statusUpdatedAt <= live.statusUpdatedAt) continue;
+        const resumed = live.status === 'suspended' && e.status === 'online';
+        Object.assign(live, { status: e.status, statusReason: e.statusReason, statusUpdatedAt: e.statusUpdatedAt, lastOnlineAt: e.lastOnlineAt, failedAttempts: e.failedAttempts });
+        if (resumed) await this.resumeEndpoint(live, now);
       }
     } catch (err) {
       this.o.logger?.warn({ err }, 'reading webhook endpoints failed; retrying on the next refresh');
