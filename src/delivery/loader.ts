@@ -170,7 +170,7 @@ export class QueueLoader {
     this.loadingKeys.add(k.key);
     try {
       for (let after = 0; this.o.isRunning(); ) {
-        const rows = await outbox.pendingOfKey(this.o.store.db, k.endpointId, k.orderingKey, after, LOAD_BATCH);
+        const rows = await outbox.pendingAfter(this.o.store.db, after, LOAD_BATCH, k);
         for (const row of rows) this.queues.add(row);
         if (rows.length < LOAD_BATCH) break;
         after = rows[rows.length - 1]!.id;

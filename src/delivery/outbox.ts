@@ -107,11 +107,12 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
   return written;
 }
 
-/** Pending rows after `afterId`, oldest first. */
-export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number): Promise<PendingDelivery[]> {
+/** Pending rows after `afterId`, oldest first; only those of one ordering key when `key` is given (null key: the endpoint's unordered rows). */
+export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number, key?: { endpointId: number; orderingKey: string | null }): Promise<PendingDelivery[]> {
   const rows = await deliveryDb(db)
     .selectFrom('delivery_outbox')
     .select(OUTBOX_COLUMNS)
+    .$if(key !== undefined, (q) => q.where('endpoint_id', '=', BigInt(key!.endpointId)).where('ordering_key', key!.orderingKey === null ? 'is' : '=', key!.orderingKey))
     .where('state', '=', PENDING)
     .where('id', '>', BigInt(afterId))
     .orderBy('id')
@@ -161,21 +162,6 @@ export async function parkedOfKey(db: Kysely<any>, endpointId: number, orderingK
     .where('state', '=', PENDING)
     // A literal, so SQLite matches the partial index over parked rows.
     .where('parked', '=', sql.lit(1))
-    .where('id', '>', BigInt(afterId))
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map(deliveryFromRow);
-}
-
-/** Pending rows of one ordering key (null: the endpoint's unordered ones) after `afterId`, oldest first. */
-export async function pendingOfKey(db: Kysely<any>, endpointId: number, orderingKey: string | null, afterId: number, limit: number): Promise<PendingDelivery[]> {
-  const rows = await deliveryDb(db)
-    .selectFrom('delivery_outbox')
-    .select(OUTBOX_COLUMNS)
-    .where('endpoint_id', '=', BigInt(endpointId))
-    .where('ordering_key', orderingKey === null ? 'is' : '=', orderingKey)
-    .where('state', '=', PENDING)
     .where('id', '>', BigInt(afterId))
     .orderBy('id')
     .limit(limit)

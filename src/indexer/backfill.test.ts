@@ -188,6 +188,22 @@ describe.each(dialects)('backfill on %s', (dialect) => {
   }, 60_000);
 });
 
+/** The source, with `before` awaited ahead of every getTransactions call (to watch or hold a worker's walk). */
+function beforeGetTransactions(source: ChainSource, before: (args: Parameters<ChainSource['getTransactions']>) => Promise<void>): ChainSource {
+  return new Proxy(source, {
+    get(target, prop) {
+      if (prop === 'getTransactions') {
+        return async (...args: Parameters<ChainSource['getTransactions']>) => {
+          await before(args);
+          return target.getTransactions(...args);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as ChainSource;
+}
+
 describe.skipIf(!dialects.includes('postgres'))('backfill jobs across workers on one PostgreSQL', () => {
   it('a claim is fenced: a worker that no longer holds the entry writes nothing', async () => {
     const store = await openTestStore('postgres');
@@ -223,18 +239,9 @@ describe.skipIf(!dialects.includes('postgres'))('backfill jobs across workers on
       // A fetches one page, then its second request hangs; meanwhile it loses its database.
       const hanging = new Promise<void>((resolve) => (release = resolve));
       let callsA = 0;
-      const sourceA = new Proxy(devnet.chain, {
-        get(target, prop) {
-          if (prop === 'getTransactions') {
-            return async (...args: Parameters<ChainSource['getTransactions']>) => {
-              if (++callsA >= 2) await hanging;
-              return target.getTransactions(...args);
-            };
-          }
-          const value = Reflect.get(target, prop, target);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      }) as ChainSource;
+      const sourceA = beforeGetTransactions(devnet.chain, async () => {
+        if (++callsA >= 2) await hanging;
+      });
       const a = new Backfill({ store: storeA, source: sourceA, logger, concurrency: 1, now: Date.now, workerId: 'A', leaseMs: 1500, pollIntervalMs: 100 });
       workers.push(a);
       a.start();
@@ -245,18 +252,7 @@ describe.skipIf(!dialects.includes('postgres'))('backfill jobs across workers on
       await storeA.close();
 
       const asked: bigint[] = [];
-      const sourceB = new Proxy(devnet.chain, {
-        get(target, prop) {
-          if (prop === 'getTransactions') {
-            return async (...args: Parameters<ChainSource['getTransactions']>) => {
-              asked.push(args[1]);
-              return target.getTransactions(...args);
-            };
-          }
-          const value = Reflect.get(target, prop, target);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      }) as ChainSource;
+      const sourceB = beforeGetTransactions(devnet.chain, async (args) => void asked.push(args[1]));
       const b = new Backfill({ store: storeB, source: sourceB, logger, concurrency: 1, now: Date.now, workerId: 'B', leaseMs: 1500, pollIntervalMs: 100 });
       workers.push(b);
       b.start();
