@@ -160,6 +160,24 @@ describe.skipIf(!dialects.includes('postgres'))('delivery across workers on one 
     expect(await outboxStates(store)).toEqual({ delivered: all.length });
   }, 60_000);
 
+  it('workers started later get a share of the keys: the first one gives the excess away, nothing repeated', async () => {
+    const { store, endpointId } = await setup();
+    receiver.respond = () => ({ status: 200, delayMs: 20 });
+    const first = engineOn(await openShared(), 'e1');
+    await first.start();
+    const all = intents(endpointId, 18, 150, 0);
+    const receipt = await store.db.transaction().execute((trx) => first.enqueue(trx, all));
+    first.notify(receipt);
+    await until(() => receiver.requests.length >= 18, 10_000, 'e1 delivering');
+    for (const name of ['e2', 'e3']) await engineOn(await openShared(), name).start();
+    await until(async () => (await outboxStates(store)).pending === undefined, 60_000, 'every delivery recorded');
+    expect(checkReceipts(receiver.requests, all)).toBe(0);
+    const byWorker = new Map<string, number>();
+    for (const r of receiver.requests) byWorker.set(workerOf(r), (byWorker.get(workerOf(r)) ?? 0) + 1);
+    console.log(`rebalanced: deliveries per worker ${JSON.stringify(Object.fromEntries(byWorker))}`);
+    expect([...byWorker.keys()].sort()).toEqual(['e1', 'e2', 'e3']);
+  }, 90_000);
+
   it('changes made through another node reach the worker holding the keys: new URL, back-online after a 410', async () => {
     const { store, endpointId } = await setup();
     const [e1, e2] = [engineOn(await openShared(), 'e1'), engineOn(await openShared(), 'e2')];

@@ -15,6 +15,11 @@ export function leaseKeyOf(endpointId: number, orderingKey: string | null): stri
   return orderingKey === null ? `${endpointId}#` : `${endpointId}|${orderingKey}`;
 }
 
+/** Prefix of a worker's presence row (endpoint 0: never a delivery's key, deleted once expired). */
+const PRESENCE = 'worker:';
+/** Owner of a lease given away by rebalancing: the giver does not take it back for a lease's time. */
+const RELEASED = 'released:';
+
 export interface LeaseKey {
   key: string;
   endpointId: number;
@@ -31,6 +36,8 @@ export interface Claimed {
 export class KeyLeases {
   /** Keys held, with when the lease ends on this process's monotonic clock (never later than in the store). */
   private readonly held = new Map<string, number>();
+  /** Keys being given away: not claimed again here meanwhile. */
+  private readonly releasing = new Set<string>();
 
   constructor(
     private readonly db: Kysely<any>,
@@ -52,8 +59,9 @@ export class KeyLeases {
   }
 
   /** Takes the leases of `keys` that are free, expired or already ours. */
-  async claim(keys: readonly LeaseKey[]): Promise<Claimed> {
+  async claim(wanted: readonly LeaseKey[]): Promise<Claimed> {
     const out: Claimed = { fresh: new Set(), resumed: new Set() };
+    const keys = wanted.filter((k) => !this.releasing.has(k.key));
     if (keys.length === 0) return out;
     const started = performance.now();
     const { rows } = await sql<{ lease_key: string; fresh: boolean }>`
@@ -61,7 +69,8 @@ export class KeyLeases {
       select k.key, k.endpoint_id, k.ordering_key, ${this.owner}, ${DB_NOW} + ${this.leaseMs}
       from unnest(${keys.map((k) => k.key)}::text[], ${keys.map((k) => k.endpointId)}::bigint[], ${keys.map((k) => k.orderingKey)}::text[]) as k(key, endpoint_id, ordering_key)
       on conflict (lease_key) do update set owner = excluded.owner, expires_at = excluded.expires_at
-      where delivery_leases.owner = excluded.owner or delivery_leases.expires_at < ${DB_NOW}
+      where delivery_leases.owner = excluded.owner
+        or (delivery_leases.expires_at < ${DB_NOW} and not (delivery_leases.owner = ${RELEASED + this.owner} and delivery_leases.expires_at > ${DB_NOW} - ${this.leaseMs}))
       returning lease_key, (xmax = 0) as fresh`.execute(this.db);
     for (const r of rows) {
       this.held.set(r.lease_key, started + this.leaseMs);
@@ -98,9 +107,11 @@ export class KeyLeases {
   async takeExpired(limit: number): Promise<LeaseKey[]> {
     const started = performance.now();
     const taken = await this.db.transaction().execute(async (trx) => {
+      // Keys this worker gave away (rebalance) are left to the others for a lease's time.
       const { rows } = await sql<{ lease_key: string; endpoint_id: string | number | bigint; ordering_key: string | null }>`
         select lease_key, endpoint_id, ordering_key from delivery_leases
-        where expires_at < ${DB_NOW} order by expires_at limit ${limit} for update skip locked`.execute(trx);
+        where expires_at < ${DB_NOW} and not (owner = ${RELEASED + this.owner} and expires_at > ${DB_NOW} - ${this.leaseMs})
+        order by expires_at limit ${limit} for update skip locked`.execute(trx);
       const keep: LeaseKey[] = [];
       const drop: string[] = [];
       for (const r of rows) {
@@ -123,6 +134,55 @@ export class KeyLeases {
     return taken;
   }
 
+  /** The last census: workers alive and keys with a lease row (live, or expired and not yet taken). */
+  private last = { workers: 1, keys: 0 };
+
+  /** Keys one worker should hold at most: an even share of the keys, plus one. */
+  fairShare(): number {
+    return Math.ceil(this.last.keys / Math.max(1, this.last.workers)) + 1;
+  }
+
+  /** How many expired leases to take over now: up to a fair share, and at least one (nothing may starve). */
+  takeoverRoom(most: number): number {
+    return Math.min(most, Math.max(1, this.fairShare() - this.held.size));
+  }
+
+  /**
+   * Workers alive (each keeps a presence row, `worker:<owner>`, renewed here) and keys with a lease
+   * row: what a fair share of the keys is.
+   */
+  async census(): Promise<{ workers: number; keys: number }> {
+    await sql`insert into delivery_leases (lease_key, endpoint_id, ordering_key, owner, expires_at)
+      values (${PRESENCE + this.owner}, 0, null, ${this.owner}, ${DB_NOW} + ${this.leaseMs})
+      on conflict (lease_key) do update set owner = excluded.owner, expires_at = excluded.expires_at`.execute(this.db);
+    const { rows } = await sql<{ workers: string; keys: string }>`
+      select count(*) filter (where lease_key like 'worker:%' and expires_at > ${DB_NOW}) as workers,
+        count(*) filter (where lease_key not like 'worker:%') as keys
+      from delivery_leases`.execute(this.db);
+    this.last = { workers: Math.max(1, Number(rows[0]!.workers)), keys: Number(rows[0]!.keys) };
+    return this.last;
+  }
+
+  /** Stops treating keys as held here (nothing more is sent or claimed for them), ahead of `release`. */
+  forget(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.held.delete(key);
+      this.releasing.add(key);
+    }
+  }
+
+  /** Gives leases away at once (rebalancing): another worker's next `takeExpired` takes those with deliveries. */
+  async release(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    this.forget(keys);
+    try {
+      await sql`update delivery_leases set owner = ${RELEASED + this.owner}, expires_at = ${DB_NOW} - 1
+        where owner = ${this.owner} and lease_key = any(${keys}::text[])`.execute(this.db);
+    } finally {
+      for (const key of keys) this.releasing.delete(key);
+    }
+  }
+
   /**
    * Gives every lease back (a clean stop): they are marked expired rather than deleted, so the
    * next `takeExpired` of another worker finds the keys that still have deliveries and reads them.
@@ -130,5 +190,6 @@ export class KeyLeases {
   async releaseAll(): Promise<void> {
     this.held.clear();
     await sql`update delivery_leases set expires_at = 0 where owner = ${this.owner}`.execute(this.db);
+    await sql`delete from delivery_leases where lease_key = ${PRESENCE + this.owner}`.execute(this.db);
   }
 }

@@ -186,7 +186,7 @@ export class QueueLoader {
     if (!leases) return;
     let taken: LeaseKey[] = [];
     try {
-      taken = await leases.takeExpired(TAKEOVER_BATCH);
+      taken = await leases.takeExpired(leases.takeoverRoom(TAKEOVER_BATCH));
       for (const k of taken) this.loadingKeys.add(k.key);
       for (const k of taken) {
         if (!this.endpoints.has(k.endpointId)) {

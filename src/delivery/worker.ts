@@ -119,6 +119,8 @@ export class DeliveryWorker {
     // PostgreSQL ids can commit out of order: re-read the last ~30 s of ids for late commits.
     if (this.o.store.dialect === 'postgres') every(5000, () => void this.loader.rescan());
     if (this.leases) {
+      // Present at once, so the workers already running give this one a share at their next renewal.
+      await this.leases.census().catch((err) => this.o.logger?.warn({ err }, 'announcing this webhook worker failed; retried with the next renewal'));
       every(this.leases.leaseMs / 4, () => void this.renewLeases());
       every(this.o.pollIntervalMs, () => void this.loader.takeOverExpired());
       every(ENDPOINT_REFRESH_MS, () => void this.refreshEndpoints());
@@ -181,13 +183,38 @@ export class DeliveryWorker {
       const lost = await leases.renew([...keys.keys()]);
       for (const key of lost) {
         const k = keys.get(key)!;
+        keys.delete(key);
         for (const q of this.queues.queuesOfLease(k.endpointId, k.orderingKey)) this.queues.dropQueue(q);
       }
       if (lost.length > 0) this.o.logger?.warn({ keys: lost.length }, 'webhook ordering keys were taken over by another worker (lease expired here)');
+      await this.rebalance(leases, keys);
     } catch (err) {
       // Attempts stop when the leases run short (pump); the next renewal may still save them.
       this.o.logger?.warn({ err }, 'renewing webhook leases failed');
     }
+  }
+
+  /**
+   * Keys go to whichever worker reads them first; one holding more than its share of the keys
+   * leased now gives the excess away: no attempt starts for them any more, the ones in flight end,
+   * their queues are dropped and the outcomes so far recorded before the leases go, so the worker
+   * taking them over repeats nothing.
+   */
+  private async rebalance(leases: KeyLeases, mine: Map<string, { endpointId: number; orderingKey: string | null }>): Promise<void> {
+    const { workers } = await leases.census();
+    const excess = mine.size - leases.fairShare();
+    if (workers <= 1 || excess <= 0) return;
+    const picked = [...mine].slice(0, excess);
+    leases.forget(picked.map(([key]) => key));
+    const queuesOf = (k: { endpointId: number; orderingKey: string | null }) => this.queues.queuesOfLease(k.endpointId, k.orderingKey);
+    const busy = () => picked.some(([, k]) => queuesOf(k).some((q) => q.inFlight));
+    for (const end = performance.now() + this.attemptLeaseMs; busy() && performance.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    // A key still in flight (cannot be: the timeout bounds it) is kept; the next renewal holds it again.
+    const giving = picked.filter(([, k]) => !queuesOf(k).some((q) => q.inFlight));
+    for (const [, k] of giving) for (const q of queuesOf(k)) this.queues.dropQueue(q);
+    await this.recorder.flushNow();
+    await leases.release(giving.map(([key]) => key));
+    this.o.logger?.info({ keys: giving.length, workers }, 'gave webhook ordering keys to other workers (more than a fair share here)');
   }
 
   /**
