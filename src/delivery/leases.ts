@@ -64,18 +64,30 @@ export class KeyLeases {
     const keys = wanted.filter((k) => !this.releasing.has(k.key));
     if (keys.length === 0) return out;
     const started = performance.now();
-    const { rows } = await sql<{ lease_key: string; fresh: boolean }>`
+    // Keys nobody has leased yet: ON CONFLICT DO NOTHING locks no existing row.
+    const inserted = await sql<{ lease_key: string }>`
       insert into delivery_leases (lease_key, endpoint_id, ordering_key, owner, expires_at)
       select k.key, k.endpoint_id, k.ordering_key, ${this.owner}, ${DB_NOW} + ${this.leaseMs}
       from unnest(${keys.map((k) => k.key)}::text[], ${keys.map((k) => k.endpointId)}::bigint[], ${keys.map((k) => k.orderingKey)}::text[]) as k(key, endpoint_id, ordering_key)
-      on conflict (lease_key) do update set owner = excluded.owner, expires_at = excluded.expires_at
-      where delivery_leases.owner = excluded.owner
-        or (delivery_leases.expires_at < ${DB_NOW} and not (delivery_leases.owner = ${RELEASED + this.owner} and delivery_leases.expires_at > ${DB_NOW} - ${this.leaseMs}))
-      returning lease_key, (xmax = 0) as fresh`.execute(this.db);
-    for (const r of rows) {
-      this.held.set(r.lease_key, started + this.leaseMs);
-      (r.fresh ? out.fresh : out.resumed).add(r.lease_key);
+      order by k.key
+      on conflict (lease_key) do nothing
+      returning lease_key`.execute(this.db);
+    for (const r of inserted.rows) out.fresh.add(r.lease_key);
+    const rest = keys.filter((k) => !out.fresh.has(k.key)).map((k) => k.key);
+    if (rest.length > 0) {
+      // Ours already, or expired (not given away by us a moment ago). Rows another worker is
+      // locking are skipped rather than waited for, so workers claiming at once never deadlock.
+      const updated = await sql<{ lease_key: string }>`
+        update delivery_leases set owner = ${this.owner}, expires_at = ${DB_NOW} + ${this.leaseMs}
+        where lease_key in (
+          select lease_key from delivery_leases
+          where lease_key = any(${rest}::text[])
+            and (owner = ${this.owner} or (expires_at < ${DB_NOW} and not (owner = ${RELEASED + this.owner} and expires_at > ${DB_NOW} - ${this.leaseMs})))
+          order by lease_key for update skip locked)
+        returning lease_key`.execute(this.db);
+      for (const r of updated.rows) out.resumed.add(r.lease_key);
     }
+    for (const key of [...out.fresh, ...out.resumed]) this.held.set(key, started + this.leaseMs);
     return out;
   }
 
@@ -85,7 +97,7 @@ export class KeyLeases {
     const started = performance.now();
     const { rows } = await sql<{ lease_key: string }>`
       update delivery_leases set expires_at = ${DB_NOW} + ${this.leaseMs}
-      where owner = ${this.owner} and lease_key = any(${keys}::text[])
+      where lease_key in (select lease_key from delivery_leases where owner = ${this.owner} and lease_key = any(${keys}::text[]) order by lease_key for update)
       returning lease_key`.execute(this.db);
     const kept = new Set(rows.map((r) => r.lease_key));
     const lost: string[] = [];
