@@ -126,13 +126,17 @@ export class KeyLeases {
         order by expires_at limit ${limit} for update skip locked`.execute(trx);
       const keep: LeaseKey[] = [];
       const drop: string[] = [];
-      for (const r of rows) {
-        const endpointId = toNum(r.endpoint_id);
-        const pending = await sql<{ one: number }>`
-          select 1 as one from delivery_outbox where state = 'pending' and endpoint_id = ${endpointId}
-          and ${r.ordering_key === null ? sql`ordering_key is null` : sql`ordering_key = ${r.ordering_key}`} limit 1`.execute(trx);
-        if (pending.rows.length > 0) keep.push({ key: r.lease_key, endpointId, orderingKey: r.ordering_key });
-        else drop.push(r.lease_key);
+      if (rows.length > 0) {
+        const { rows: busy } = await sql<{ key: string }>`
+          select l.key from unnest(${rows.map((r) => r.lease_key)}::text[], ${rows.map((r) => BigInt(toNum(r.endpoint_id)))}::bigint[], ${rows.map((r) => r.ordering_key)}::text[]) as l(key, endpoint_id, ordering_key)
+          where case when l.ordering_key is null
+            then exists (select 1 from delivery_outbox o where o.state = 'pending' and o.endpoint_id = l.endpoint_id and o.ordering_key is null)
+            else exists (select 1 from delivery_outbox o where o.state = 'pending' and o.endpoint_id = l.endpoint_id and o.ordering_key = l.ordering_key) end`.execute(trx);
+        const withRows = new Set(busy.map((b) => b.key));
+        for (const r of rows) {
+          if (withRows.has(r.lease_key)) keep.push({ key: r.lease_key, endpointId: toNum(r.endpoint_id), orderingKey: r.ordering_key });
+          else drop.push(r.lease_key);
+        }
       }
       if (drop.length > 0) await sql`delete from delivery_leases where lease_key = any(${drop}::text[])`.execute(trx);
       if (keep.length > 0) {

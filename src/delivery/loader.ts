@@ -7,7 +7,7 @@ import * as ep from './endpoints.js';
 import { leaseKeyOf, type KeyLeases, type LeaseKey } from './leases.js';
 import * as outbox from './outbox.js';
 import type { DeliveryQueues, Queue } from './queues.js';
-import { deliveryDb } from './tables.js';
+import { chunks, deliveryDb } from './tables.js';
 import type { Endpoint, PendingDelivery } from './types.js';
 
 /** Rows per outbox read: each read blocks the event loop, so a few ms at most. */
@@ -15,7 +15,9 @@ const LOAD_BATCH = 1000;
 /** Ids per page of the PostgreSQL rescan. */
 const RESCAN_PAGE = 10_000;
 /** Expired leases taken over per poll. */
-const TAKEOVER_BATCH = 100;
+const TAKEOVER_BATCH = 500;
+/** Keys whose rows one statement reads after a takeover. */
+const KEYS_PER_READ = 500;
 
 export interface LoaderOptions {
   store: Store;
@@ -159,24 +161,26 @@ export class QueueLoader {
       if (!claimed.resumed.has(key) && !this.loadingKeys.has(key) && leases.holds(key)) this.queues.add(row);
     }
     try {
-      for (const key of claimed.resumed) await this.loadKey(wanted.get(key)!);
+      await this.loadKeys([...claimed.resumed].map((key) => wanted.get(key)!));
     } finally {
       for (const key of claimed.resumed) this.loadingKeys.delete(key);
     }
   }
 
-  /** Reads every pending row of a key just taken over, in id order (rows over the key's cap are parked). */
-  private async loadKey(k: LeaseKey): Promise<void> {
-    this.loadingKeys.add(k.key);
+  /** Reads every pending row of keys just taken over, in id order (rows over a key's cap are parked). */
+  private async loadKeys(keys: readonly LeaseKey[]): Promise<void> {
+    for (const k of keys) this.loadingKeys.add(k.key);
     try {
-      for (let after = 0; this.o.isRunning(); ) {
-        const rows = await outbox.pendingAfter(this.o.store.db, after, LOAD_BATCH, k);
-        for (const row of rows) this.queues.add(row);
-        if (rows.length < LOAD_BATCH) break;
-        after = rows[rows.length - 1]!.id;
+      for (const part of chunks(keys, KEYS_PER_READ)) {
+        for (let after = 0; this.o.isRunning(); ) {
+          const rows = await outbox.pendingAfter(this.o.store.db, after, LOAD_BATCH, part);
+          for (const row of rows) this.queues.add(row);
+          if (rows.length < LOAD_BATCH) break;
+          after = rows[rows.length - 1]!.id;
+        }
       }
     } finally {
-      this.loadingKeys.delete(k.key);
+      for (const k of keys) this.loadingKeys.delete(k.key);
     }
   }
 
@@ -188,17 +192,13 @@ export class QueueLoader {
     try {
       taken = await leases.takeExpired(leases.takeoverRoom(TAKEOVER_BATCH));
       for (const k of taken) this.loadingKeys.add(k.key);
-      for (const k of taken) {
-        if (!this.endpoints.has(k.endpointId)) {
-          const e = await ep.selectEndpoint(this.o.store.db, k.endpointId);
-          if (!e) {
-            this.loadingKeys.delete(k.key);
-            continue;
-          }
-          if (!this.endpoints.has(e.id)) this.endpoints.set(e.id, e);
-        }
-        await this.loadKey(k);
+      for (const id of new Set(taken.map((k) => k.endpointId))) {
+        if (this.endpoints.has(id)) continue;
+        const e = await ep.selectEndpoint(this.o.store.db, id);
+        if (e && !this.endpoints.has(e.id)) this.endpoints.set(e.id, e);
       }
+      // Keys of a deleted endpoint have no rows left; their leases lapse.
+      await this.loadKeys(taken.filter((k) => this.endpoints.has(k.endpointId)));
       if (taken.length > 0) {
         this.o.logger?.info({ keys: taken.length }, 'took over webhook ordering keys whose lease expired');
         this.flagParked();

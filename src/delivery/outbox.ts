@@ -107,12 +107,32 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
   return written;
 }
 
-/** Pending rows after `afterId`, oldest first; only those of one ordering key when `key` is given (null key: the endpoint's unordered rows). */
-export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number, key?: { endpointId: number; orderingKey: string | null }): Promise<PendingDelivery[]> {
+/** A delivery's ordering key as leases name it (null: the endpoint's unordered deliveries). */
+export interface OutboxKey {
+  endpointId: number;
+  orderingKey: string | null;
+}
+
+/**
+ * Pending rows after `afterId`, oldest first; with `keys`, only those of these ordering keys
+ * (PostgreSQL: the keys a worker just took over, read in one statement).
+ */
+export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number, keys?: readonly OutboxKey[]): Promise<PendingDelivery[]> {
+  const ordered = keys?.filter((k) => k.orderingKey !== null) ?? [];
+  const unordered = keys?.filter((k) => k.orderingKey === null).map((k) => BigInt(k.endpointId)) ?? [];
   const rows = await deliveryDb(db)
     .selectFrom('delivery_outbox')
     .select(OUTBOX_COLUMNS)
-    .$if(key !== undefined, (q) => q.where('endpoint_id', '=', BigInt(key!.endpointId)).where('ordering_key', key!.orderingKey === null ? 'is' : '=', key!.orderingKey))
+    .$if(keys !== undefined, (q) =>
+      q.where((eb) =>
+        eb.or([
+          ...(ordered.length > 0
+            ? [sql<boolean>`(endpoint_id, ordering_key) in (select * from unnest(${ordered.map((k) => BigInt(k.endpointId))}::bigint[], ${ordered.map((k) => k.orderingKey)}::text[]))`]
+            : []),
+          ...(unordered.length > 0 ? [eb.and([eb('ordering_key', 'is', null), eb('endpoint_id', 'in', unordered)])] : []),
+        ]),
+      ),
+    )
     .where('state', '=', PENDING)
     .where('id', '>', BigInt(afterId))
     .orderBy('id')
