@@ -33,7 +33,7 @@ const bench: Benchmark = {
           value: run.perSecond,
           unit: 'deliveries/s',
           ...(workers > 1 ? { baseline: { name: '1 worker process, same run', value: one }, ratio: run.perSecond / one } : {}),
-          note: `${run.delivered.toLocaleString('en-US')} delivered, ${run.pending} left pending; rate from the first tenth delivered to the last (whole run: ${Math.round(run.wholeRunPerSecond).toLocaleString('en-US')}/s); workers find rows by polling every 200 ms; lease 10 s, keys rebalanced at every renewal (2.5 s); the PostgreSQL server used ${run.serverCpuMicros === null ? 'an unmeasured amount' : `${Math.round(run.serverCpuMicros)} µs`} of CPU per delivery`,
+          note: `${run.delivered.toLocaleString('en-US')} delivered, ${run.pending} left pending; rate from the first tenth delivered to the last (whole run: ${Math.round(run.wholeRunPerSecond).toLocaleString('en-US')}/s); workers find rows by polling every 200 ms; lease 10 s, keys rebalanced at every renewal (2.5 s); every worker reads every new outbox row (and skips those of keys held elsewhere); the PostgreSQL server used ${run.serverCpuMicros === null ? 'an unmeasured amount' : `${Math.round(run.serverCpuMicros)} µs`} of CPU per delivery`,
         });
       }
     } finally {

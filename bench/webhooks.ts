@@ -232,9 +232,12 @@ export async function engineThroughput(ctx: BenchContext, dialect: DialectName, 
     const from = warm ?? { at: started, delivered: 0 };
     const used = process.cpuUsage(cpu);
     const serverUsed = serverCpu === null ? null : (postgresCpuMicros() ?? serverCpu) - serverCpu;
+    const rate = perSecond(delivered - from.delivered, now() - from.at);
     await engine.flush();
+    // Worker processes record their outcomes on a clean stop: pending is read after it.
+    await stopWorkers(workers);
     return {
-      perSecond: perSecond(delivered - from.delivered, now() - from.at),
+      perSecond: rate,
       wholeRunPerSecond: perSecond(delivered, ms),
       delivered,
       pending: await engine.pendingCount(),
@@ -243,15 +246,21 @@ export async function engineThroughput(ctx: BenchContext, dialect: DialectName, 
     };
   } finally {
     await engine.stop();
-    await Promise.all(
-      workers.map(async (child) => {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await stopWorkers(workers);
     await close();
   }
+}
+
+/** Stops worker processes cleanly (SIGTERM: outcomes recorded, leases given back). */
+async function stopWorkers(workers: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    workers.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    }),
+  );
 }
 
 /** Deliveries/s for `total` events appended in blocks of 1,000 while the outbox stays below a bound. */
