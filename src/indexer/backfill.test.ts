@@ -204,9 +204,9 @@ function beforeGetTransactions(source: ChainSource, before: (args: Parameters<Ch
   }) as ChainSource;
 }
 
-describe.skipIf(!dialects.includes('postgres'))('backfill jobs across workers on one PostgreSQL', () => {
+describe.each(dialects)('backfill claims on %s', (dialect) => {
   it('a claim is fenced: a worker that no longer holds the entry writes nothing', async () => {
-    const store = await openTestStore('postgres');
+    const store = await openTestStore(dialect);
     try {
       const db = asDb(store.db);
       const carol = id('carol');
@@ -226,6 +226,9 @@ describe.skipIf(!dialects.includes('postgres'))('backfill jobs across workers on
     }
   });
 
+});
+
+describe.skipIf(!dialects.includes('postgres'))('backfill jobs across workers on one PostgreSQL', () => {
   it('a worker that lost its database mid-walk: another takes the job once the claim expired and resumes from the last committed page', async () => {
     const carol = id('carol');
     const storeA = await openTestStore('postgres');
