@@ -58,6 +58,11 @@ export class KeyLeases {
     return this.remaining(key) > 0;
   }
 
+  /** Being given away (`forget` called, `release` not finished): neither renewed nor claimed here. */
+  isReleasing(key: string): boolean {
+    return this.releasing.has(key);
+  }
+
   /** Takes the leases of `keys` that are free, expired or already ours. */
   async claim(wanted: readonly LeaseKey[]): Promise<Claimed> {
     const out: Claimed = { fresh: new Set(), resumed: new Set() };

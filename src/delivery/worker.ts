@@ -65,6 +65,7 @@ export class DeliveryWorker {
   private intervals: NodeJS.Timeout[] = [];
   /** Leases on ordering keys (PostgreSQL), or null (SQLite: one process holds every key). */
   private readonly leases: KeyLeases | null;
+  private rebalancing = false;
   /** Lease time an attempt needs left to start: waiting for a connection, then the exchange, each up to the timeout. */
   private readonly attemptLeaseMs: number;
 
@@ -178,7 +179,11 @@ export class DeliveryWorker {
     const leases = this.leases;
     if (!leases || !this.running) return;
     const keys = new Map<string, { endpointId: number; orderingKey: string | null }>();
-    for (const q of this.queues.queues.values()) keys.set(leaseKeyOf(q.endpointId, q.orderingKey), q);
+    for (const q of this.queues.queues.values()) {
+      const key = leaseKeyOf(q.endpointId, q.orderingKey);
+      // Keys being given away (rebalance, still waiting for their attempts in flight) are not kept.
+      if (!leases.isReleasing(key)) keys.set(key, q);
+    }
     try {
       const lost = await leases.renew([...keys.keys()]);
       for (const key of lost) {
@@ -187,7 +192,13 @@ export class DeliveryWorker {
         for (const q of this.queues.queuesOfLease(k.endpointId, k.orderingKey)) this.queues.dropQueue(q);
       }
       if (lost.length > 0) this.o.logger?.warn({ keys: lost.length }, 'webhook ordering keys were taken over by another worker (lease expired here)');
-      await this.rebalance(leases, keys);
+      // One at a time, beside the renewals (it may wait for attempts in flight).
+      if (!this.rebalancing) {
+        this.rebalancing = true;
+        void this.rebalance(leases, keys)
+          .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
+          .finally(() => (this.rebalancing = false));
+      }
     } catch (err) {
       // Attempts stop when the leases run short (pump); the next renewal may still save them.
       this.o.logger?.warn({ err }, 'renewing webhook leases failed');
