@@ -32,6 +32,8 @@ export interface SyntheticLiteServerOptions {
   /** Served head; default the chain's newest masterchain block. Move it with `advance`. */
   head?: number;
   lie?: LyingModes;
+  /** Serves getBlockProof (testing/serve-block-proof.ts) given the served head's seqno. */
+  blockProof?: (headSeqno: () => number) => NonNullable<LiteServerMethods['getBlockProof']>;
 }
 
 interface Indexed {
@@ -107,6 +109,7 @@ export class SyntheticLiteServer implements LiteServerHandler {
         this.sent.push(body);
         return { status: 1 };
       },
+      ...(options.blockProof ? { getBlockProof: options.blockProof(() => this.head.seqno) } : {}),
     };
     // Count every call, refuse what lies above the head.
     this.methods = {};

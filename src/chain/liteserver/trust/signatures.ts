@@ -6,6 +6,7 @@
 import { verify } from 'node:crypto';
 import { TLError } from '../tl/codec.js';
 import type { BlockIdExt, SignatureSet } from '../tl/lite-types.js';
+import { describeBlockId, sameBlockId } from './block-ref.js';
 import type { TrustConfig } from './config-params.js';
 import { ProofError } from './errors.js';
 import { blockIdPayload, finalizeVotePayload, parseCandidate } from './payloads.js';
@@ -34,19 +35,6 @@ function fail(check: string, detail: string): never {
   throw new ProofError(`signatures.${check}`, 'mismatch', detail);
 }
 
-function sameBlock(a: BlockIdExt, b: BlockIdExt): boolean {
-  return (
-    a.workchain === b.workchain &&
-    BigInt.asUintN(64, a.shard) === BigInt.asUintN(64, b.shard) &&
-    a.seqno >>> 0 === b.seqno >>> 0 &&
-    a.rootHash.equals(b.rootHash) &&
-    a.fileHash.equals(b.fileHash)
-  );
-}
-
-const describe = (id: BlockIdExt): string =>
-  `(${id.workchain},${BigInt.asUintN(64, id.shard).toString(16)},${id.seqno}):${id.rootHash.toString('hex').slice(0, 16)}…`;
-
 /** The bytes every signature of `set` must sign for `target`; a simplex candidate must name `target`. */
 export function signedBytes(target: BlockIdExt, set: SignatureSet): Buffer {
   if (set.kind === 'ordinary') return blockIdPayload(target);
@@ -57,8 +45,8 @@ export function signedBytes(target: BlockIdExt, set: SignatureSet): Buffer {
     if (err instanceof TLError) throw new ProofError('signatures.candidate', 'malformed', err.message);
     throw err;
   }
-  if (!sameBlock(candidate.block, target)) {
-    fail('candidate', `the simplex vote is for block ${describe(candidate.block)}, not the link's ${describe(target)}`);
+  if (!sameBlockId(candidate.block, target)) {
+    fail('candidate', `the simplex vote is for block ${describeBlockId(candidate.block)}, not the link's ${describeBlockId(target)}`);
   }
   return finalizeVotePayload(set.sessionId, set.slot, set.candidate);
 }
