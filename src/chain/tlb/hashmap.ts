@@ -72,7 +72,8 @@ interface Keyed<X, Y> {
  *
  * The subtree cells of every build are kept, not only those the last build visited: a subtree reused whole
  * last time must still find its parts when one of its entries changes now (else each change would rebuild
- * the whole reused subtree around it, and a long-lived map would degrade to full rebuilds).
+ * the whole reused subtree around it, and a long-lived map would degrade to full rebuilds). Cells of ranges
+ * that no longer exist (an entry was added inside) are dropped by an occasional full rebuild.
  */
 export class HashmapCache<Y> {
   private values = new Set<unknown>();
@@ -99,8 +100,9 @@ export class HashmapCache<Y> {
     });
     let reuse = true;
     for (const key of this.keys) if (!present.has(key)) reuse = false;
-    // an entry gone changes ranges no key names: start over
-    if (!reuse) this.cells = new Map();
+    // An entry gone changes ranges no key names: start over. Ranges an added entry changed stay behind
+    // unused; a map of twice the live ones (≈ 2 per entry) is swept by starting over (amortised, rare).
+    if (!reuse || this.cells.size > 4 * entries.length + 64) this.cells = new Map();
     this.values = new Set(entries.map((e) => e.value));
     this.keys = present;
     return { changed, cells: this.cells };
