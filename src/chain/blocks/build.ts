@@ -2,7 +2,7 @@
 // with BlockInfo, ValueFlow, the Merkle update of its ShardStateUnsplit and BlockExtra (account blocks; for
 // the masterchain McBlockExtra), the BoC, and the ids (root hash = the cell's hash, file hash = the BoC's).
 import { createHash } from 'node:crypto';
-import { beginCell, loadTransaction, type Cell, type CurrencyCollection } from '@ton/core';
+import { beginCell, loadCurrencyCollection, type Cell, type CurrencyCollection } from '@ton/core';
 import type { BlockId } from '../model.js';
 import type { AccountBlock } from '../tlb/account-block.js';
 import type { BlkPrevInfo, BlockInfo } from '../tlb/block-info.js';
@@ -75,28 +75,55 @@ export function extBlkRef(endLt: bigint, seqno: number, root: Cell, boc: Buffer)
   return { endLt, seqno, rootHash: root.hash(), fileHash: sha256(boc) };
 }
 
-/** AccountBlocks of these transactions: grouped by account, each with its transactions' fees and state hashes. */
-export function accountBlocks(transactions: Cell[]): AccountBlock[] {
-  const byAccount = new Map<bigint, AccountBlock>();
-  for (const cell of transactions) {
-    const tx = loadTransaction(cell.beginParse());
-    let block = byAccount.get(tx.address);
-    if (!block) {
-      block = { address: tx.address, transactions: [], stateUpdate: { ...tx.stateUpdate } };
-      byAccount.set(tx.address, block);
-    }
-    block.transactions.push({ lt: tx.lt, cell, fees: tx.totalFees });
-  }
-  for (const block of byAccount.values()) {
-    block.transactions.sort((a, b) => (a.lt < b.lt ? -1 : 1));
-    const first = loadTransaction(block.transactions[0]!.cell.beginParse());
-    const last = loadTransaction(block.transactions[block.transactions.length - 1]!.cell.beginParse());
-    block.stateUpdate = { oldHash: first.stateUpdate.oldHash, newHash: last.stateUpdate.newHash };
-  }
-  return [...byAccount.values()];
+/**
+ * What an AccountBlock needs of a Transaction cell, read without parsing its messages and phases:
+ *   transaction$0111 account_addr:bits256 lt:uint64 prev_trans_hash:bits256 prev_trans_lt:uint64 now:uint32
+ *     outmsg_cnt:uint15 orig_status:AccountStatus end_status:AccountStatus ^[ in_msg out_msgs ]
+ *     total_fees:CurrencyCollection state_update:^(HASH_UPDATE Account) description:^TransactionDescr
+ *   update_hashes#72 old_hash:bits256 new_hash:bits256 = HASH_UPDATE X
+ */
+function transactionSummary(cell: Cell): { address: bigint; lt: bigint; fees: CurrencyCollection; oldHash: Buffer; newHash: Buffer } {
+  const s = cell.beginParse();
+  if (s.loadUint(4) !== 0b0111) throw new Error('not a Transaction cell (tag 0111)');
+  const address = s.loadUintBig(256);
+  const lt = s.loadUintBig(64);
+  s.skip(256 + 64 + 32 + 15 + 2 + 2);
+  s.loadRef(); // in_msg and out_msgs
+  const fees = loadCurrencyCollection(s);
+  const update = s.loadRef().beginParse(true);
+  if (update.loadUint(8) !== 0x72) throw new Error('transaction state_update is not a HASH_UPDATE (tag 72)');
+  return { address, lt, fees, oldHash: update.loadBuffer(32), newHash: update.loadBuffer(32) };
 }
 
-export function buildBlock(input: BlockInput): BuiltBlock {
+/** AccountBlocks of these transactions: grouped by account, each with its transactions' fees and state hashes. */
+export function accountBlocks(transactions: Cell[]): AccountBlock[] {
+  const byAccount = new Map<bigint, { block: AccountBlock; first: bigint; last: bigint }>();
+  for (const cell of transactions) {
+    const tx = transactionSummary(cell);
+    const entry = byAccount.get(tx.address);
+    if (!entry) {
+      const block = { address: tx.address, transactions: [{ lt: tx.lt, cell, fees: tx.fees }], stateUpdate: { oldHash: tx.oldHash, newHash: tx.newHash } };
+      byAccount.set(tx.address, { block, first: tx.lt, last: tx.lt });
+      continue;
+    }
+    entry.block.transactions.push({ lt: tx.lt, cell, fees: tx.fees });
+    // the account's update runs from its first transaction's old state to its last one's new state
+    if (tx.lt < entry.first) (entry.first = tx.lt), (entry.block.stateUpdate = { ...entry.block.stateUpdate, oldHash: tx.oldHash });
+    if (tx.lt > entry.last) (entry.last = tx.lt), (entry.block.stateUpdate = { ...entry.block.stateUpdate, newHash: tx.newHash });
+  }
+  const blocks = [...byAccount.values()].map((e) => e.block);
+  for (const block of blocks) block.transactions.sort((a, b) => (a.lt < b.lt ? -1 : 1));
+  return blocks;
+}
+
+/** What the state a block leaves depends on: the block's header fields and the shard's accounts. */
+export type StateInput = Pick<
+  BlockInput,
+  'globalId' | 'workchain' | 'shard' | 'seqno' | 'genUtime' | 'endLt' | 'minRefMcSeqno' | 'beforeSplit' | 'masterRef' | 'accounts' | 'accountsCache' | 'mcStateExtra'
+>;
+
+/** The ShardStateUnsplit a block leaves (the new side of its state_update), with its total balance. */
+export function blockState(input: StateInput): { state: Cell; balance: CurrencyCollection } {
   const accounts = storeShardAccounts(input.accounts, input.accountsCache);
   const state = beginCell()
     .store(
@@ -121,6 +148,11 @@ export function buildBlock(input: BlockInput): BuiltBlock {
       }),
     )
     .endCell();
+  return { state, balance: accounts.total };
+}
+
+export function buildBlock(input: BlockInput): BuiltBlock {
+  const { state, balance } = blockState(input);
   const blocks = accountBlocks(input.transactions);
   const fees = blocks.flatMap((a) => a.transactions).reduce((sum, t) => addCurrency(sum, t.fees), ZERO);
   const info: BlockInfo = {
@@ -151,7 +183,7 @@ export function buildBlock(input: BlockInput): BuiltBlock {
     info,
     valueFlow: {
       fromPrevBlk: input.prevBalance,
-      toNextBlk: accounts.total,
+      toNextBlk: balance,
       imported: ZERO,
       exported: ZERO,
       feesCollected: fees,
@@ -181,7 +213,7 @@ export function buildBlock(input: BlockInput): BuiltBlock {
     rootHash: ref.rootHash.toString('hex'),
     fileHash: ref.fileHash.toString('hex'),
   };
-  return { id, root, boc, state, balance: accounts.total, ref, info, block };
+  return { id, root, boc, state, balance, ref, info, block };
 }
 
 function sha256(data: Uint8Array): Buffer {

@@ -11,16 +11,36 @@ export function prunedBranch(cell: Cell): Cell {
   return beginCell().storeUint(PRUNED_BRANCH, 8).storeUint(1, 8).storeBuffer(cell.hash(0)).storeUint(cell.depth(0), 16).endCell({ exotic: true });
 }
 
-function hashesOf(root: Cell): Set<string> {
-  const seen = new Set<string>();
-  const visit = (c: Cell): void => {
-    const h = c.hash().toString('hex');
-    if (seen.has(h)) return;
-    seen.add(h);
-    for (const r of c.refs) visit(r);
+/**
+ * Hashes of the subtrees the two states share, found top-down without walking what they share: cells are
+ * visited in order of decreasing depth (a cell's children are shallower), and a cell met on both sides at
+ * its depth is shared and not entered. Work is proportional to what changed, not to the state's size —
+ * the devnet's states grow with every account, while a block touches a few.
+ */
+function sharedSubtrees(from: Cell, to: Cell): Set<string> {
+  const shared = new Set<string>();
+  // per depth: hash → cell, for each side
+  const levels = new Map<number, [Map<string, Cell>, Map<string, Cell>]>();
+  const push = (c: Cell, side: 0 | 1): void => {
+    const d = c.depth();
+    let level = levels.get(d);
+    if (!level) levels.set(d, (level = [new Map(), new Map()]));
+    level[side].set(c.hash().toString('hex'), c);
   };
-  visit(root);
-  return seen;
+  push(from, 0);
+  push(to, 1);
+  for (let d = Math.max(from.depth(), to.depth()); d >= 0; d--) {
+    const level = levels.get(d);
+    if (!level) continue;
+    levels.delete(d);
+    const [older, newer] = level;
+    for (const [h, c] of older) {
+      if (newer.has(h)) shared.add(h);
+      else if (!c.isExotic) for (const r of c.refs) push(r, 0);
+    }
+    for (const [h, c] of newer) if (!shared.has(h) && !c.isExotic) for (const r of c.refs) push(r, 1);
+  }
+  return shared;
 }
 
 /** `root` with every subtree whose hash is in `shared` pruned (the root itself is never pruned). */
@@ -47,10 +67,9 @@ function pruneShared(root: Cell, shared: Set<string>): Cell {
 
 /** The MERKLE_UPDATE cell taking state `from` to state `to`. */
 export function merkleUpdate(from: Cell, to: Cell): Cell {
-  const inFrom = hashesOf(from);
-  const inTo = hashesOf(to);
-  const oldPart = pruneShared(from, inTo);
-  const newPart = pruneShared(to, inFrom);
+  const shared = sharedSubtrees(from, to);
+  const oldPart = pruneShared(from, shared);
+  const newPart = pruneShared(to, shared);
   return beginCell()
     .storeUint(MERKLE_UPDATE, 8)
     .storeBuffer(from.hash(0))

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { beginCell, type Cell, type CurrencyCollection } from '@ton/core';
 import { rawCurrency, ZERO } from '../tlb/currency.js';
 import type { ExtBlkRef } from '../tlb/ext-blk-ref.js';
-import { emptyOutMsgQueueInfo, storeShardAccounts, storeShardStateUnsplit } from '../tlb/shard-state.js';
+import { emptyOutMsgQueueInfo, storeShardAccounts, storeShardStateUnsplit, type ShardAccountEntry } from '../tlb/shard-state.js';
 import { shardIdent } from './shard.js';
 
 /** The newest block of a chain, as its children and the masterchain's ShardDescr need it. */
@@ -19,13 +19,22 @@ export interface ChainTop {
   minRefMcSeqno: number;
 }
 
-export function zeroState(globalId: number, workchain: number, shard: bigint, utime: number, mcStateExtra: Cell | null): ChainTop {
+/** A chain's state at seqno 0: empty, or holding the accounts that exist from the start (the devnet's genesis). */
+export function zeroState(
+  globalId: number,
+  workchain: number,
+  shard: bigint,
+  utime: number,
+  mcStateExtra: Cell | null,
+  accounts: ShardAccountEntry[] = [],
+): ChainTop {
+  const stored = storeShardAccounts(accounts);
   const state = beginCell()
     .store(
       storeShardStateUnsplit({
         globalId, shard: shardIdent(workchain, shard), seqno: 0, vertSeqno: 0, genUtime: utime, genLt: 0n, minRefMcSeqno: 0,
-        outMsgQueueInfo: emptyOutMsgQueueInfo(), beforeSplit: false, accounts: storeShardAccounts([]).cell,
-        overloadHistory: 0n, underloadHistory: 0n, totalBalance: rawCurrency(ZERO), totalValidatorFees: rawCurrency(ZERO),
+        outMsgQueueInfo: emptyOutMsgQueueInfo(), beforeSplit: false, accounts: stored.cell,
+        overloadHistory: 0n, underloadHistory: 0n, totalBalance: rawCurrency(stored.total), totalValidatorFees: rawCurrency(ZERO),
         libraries: null, masterRef: null, custom: mcStateExtra,
       }),
     )
@@ -33,6 +42,6 @@ export function zeroState(globalId: number, workchain: number, shard: bigint, ut
   const fileHash = createHash('sha256').update(state.toBoc({ idx: false, crc32: true })).digest();
   return {
     ref: { endLt: 0n, seqno: 0, rootHash: state.hash(), fileHash },
-    state, balance: ZERO, startLt: 0n, genUtime: utime, regMcSeqno: 0, minRefMcSeqno: 0,
+    state, balance: stored.total, startLt: 0n, genUtime: utime, regMcSeqno: 0, minRefMcSeqno: 0,
   };
 }

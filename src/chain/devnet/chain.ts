@@ -16,13 +16,16 @@ import {
   type EmulationResult,
   type GetMethodResult,
 } from '../source.js';
+import { DevnetArchive } from './archive.js';
 import { Emulator, EmulationRefused, readShardAccount } from './emulator.js';
+import { DevnetLedger } from './ledger.js';
 import { toQueuedMessage, type QueuedMessage } from './execute.js';
 import { decodeStored, formatCounters, methodId, parseCounters, parseExternal, toStored } from './records.js';
 import { emulateTrace, Mempool, type TraceEmulation } from './mempool.js';
 import { FULL_SHARD, produceTick, tickRandomSeed, type ChainCounters, type ProducedTick } from './producer.js';
 import { CommittedAccounts, type AccountReader } from './state.js';
-import { DevnetStorage } from './storage.js';
+import { DevnetStorage, type StoredBlock } from './storage.js';
+import { DevnetValidators, firstEpoch, type ValidatorEpoch } from './validators.js';
 import type { DevnetDirectory } from './directory.js';
 
 export interface DevnetChainOptions {
@@ -41,6 +44,8 @@ export interface DevnetChainOptions {
 }
 
 const META_CHAIN_ID = 'chain_id';
+/** The validator epoch (seed, set, catchain session) after the last block. */
+const META_VALIDATORS = 'validators';
 export const DEFAULT_BLOCK_INTERVAL_MS = 1000;
 export const MIN_BLOCK_INTERVAL_MS = 100;
 
@@ -61,6 +66,9 @@ export class DevnetChain implements ChainSource {
   private inflight: QueuedMessage[] = [];
   private counters: ChainCounters = { masterchainSeqno: 0, shardSeqno: 0, nextLt: 0n, utime: 0 };
   private head: BlockHeader | null = null;
+  /** Real blocks' builder and the tops it links to; null until block 1 (it starts from the zero state). */
+  private ledger: DevnetLedger | null = null;
+  private rotationRequested = false;
   private readonly headListeners = new Set<(seqno: number) => void>();
   private readonly pendingListeners = new Set<(message: PendingMessage) => void>();
   private serial: Promise<unknown> = Promise.resolve();
@@ -106,15 +114,41 @@ export class DevnetChain implements ChainSource {
     this.emulator = await Emulator.create();
     // A devnet's own id: a store that followed this devnet refuses a new one with the same seqnos.
     if (!this.storage.getMeta(META_CHAIN_ID)) this.storage.setMeta(META_CHAIN_ID, randomUUID());
+    // its own validator keys, from a secret made once
+    if (!this.storage.getMeta(META_VALIDATORS)) this.storage.setMeta(META_VALIDATORS, JSON.stringify(firstEpoch()));
     const saved = this.storage.getMeta('counters');
     if (saved) this.counters = parseCounters(saved);
-    for (const [id, shardAccount] of this.storage.loadAccounts()) this.committed.set(id, shardAccount);
+    const accounts = this.storage.loadAccounts();
+    for (const [id, shardAccount] of accounts) this.committed.set(id, shardAccount);
     if (this.counters.masterchainSeqno > 0) {
       this.head = this.storage.blocksOfMasterchainSeqno(this.counters.masterchainSeqno)[0] ?? null;
+      this.ledger = this.restoreLedger(this.storage, accounts);
     }
     await this.restorePending();
     if (this.genesis) this.directory = await this.genesis(this);
     this.schedule();
+  }
+
+  /** The block builder's tops rebuilt from the stored accounts and head blocks (checked against their hashes). */
+  private restoreLedger(storage: DevnetStorage, accounts: Array<[string, string]>): DevnetLedger {
+    const seqno = this.counters.masterchainSeqno;
+    const heads = storage.blocksOfMasterchainSeqno(seqno);
+    const shardHeader = heads.find((h) => h.workchain !== -1);
+    const master = storage.block(-1, seqno);
+    const shard = shardHeader ? storage.block(shardHeader.workchain, shardHeader.seqno) : null;
+    if (!master || !shard) throw new Error(`the devnet storage lacks the blocks of masterchain seqno ${seqno}`);
+    return DevnetLedger.restore({
+      accounts,
+      epoch: this.storedEpoch(),
+      zeroStates: storage.zeroStates(),
+      masterchainHead: master.boc,
+      shardHead: shard.boc,
+      earlierMasterchain: storage.masterchainBefore(seqno).filter((b) => b.seqno >= 1),
+    });
+  }
+
+  private storedEpoch(): ValidatorEpoch {
+    return JSON.parse(this.storage!.getMeta(META_VALIDATORS)!) as ValidatorEpoch;
   }
 
   /** In-flight messages come back as they were; mempool messages are re-emulated in order. */
@@ -176,20 +210,35 @@ export class DevnetChain implements ChainSource {
 
   private async tick(): Promise<BlockHeader> {
     const { storage, emulator } = this.ready();
+    const wallClockSeconds = Math.floor(this.clock() / 1000);
+    // block 1 starts from the zero state: the accounts written before it (genesis), at this time
+    const ledger = this.ledger ?? DevnetLedger.genesis(this.committed.entries(), Math.max(this.counters.utime, wallClockSeconds), this.storedEpoch());
+    const rotate = this.rotationRequested;
     const tick = await produceTick({
       emulator,
       committed: this.committed,
       counters: this.counters,
       messages: [...this.inflight, ...this.mempool.messages()],
-      wallClockSeconds: Math.floor(this.clock() / 1000),
+      wallClockSeconds,
+      ledger,
+      rotateValidators: rotate,
     });
+    const { sealed } = tick;
+    const blocks: StoredBlock[] = [
+      { header: tick.masterchain, boc: sealed.masterchain.boc, keyBlock: sealed.keyBlock, signatures: sealed.signatures },
+      { header: tick.shard, boc: sealed.shard.boc, keyBlock: false, signatures: null },
+    ];
     storage.writeBlock({
-      headers: [tick.masterchain, tick.shard],
+      blocks,
+      ...(this.ledger ? {} : { zeroStates: ledger.zeroStates }),
       transactions: tick.transactions.map(toStored),
       accounts: tick.state.changes(),
       newInflight: tick.nextInflight.map((m) => ({ hash: m.hash, destination: m.destination, boc: m.cell.toBoc() })),
-      meta: { counters: formatCounters(tick.counters) },
+      meta: { counters: formatCounters(tick.counters), [META_VALIDATORS]: JSON.stringify(sealed.epoch) },
     });
+    sealed.commit();
+    this.ledger = ledger;
+    if (rotate) this.rotationRequested = false;
     this.commit(tick);
     return tick.masterchain;
   }
@@ -208,6 +257,30 @@ export class DevnetChain implements ChainSource {
         this.warn(`a head listener threw: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+  }
+
+  /** The devnet's blocks, signatures and recent states as a liteserver serves them. */
+  archive(): DevnetArchive {
+    return new DevnetArchive(this.ready().storage, () => this.ledger, () => this.counters.masterchainSeqno);
+  }
+
+  /** The next masterchain block becomes a key block naming a new validator set (signed by the current one). */
+  requestValidatorRotation(): void {
+    this.ready();
+    this.rotationRequested = true;
+  }
+
+  /** The validators that sign the next masterchain block: their epoch and public keys (hex), signing order. */
+  validatorSet(): { epoch: Omit<ValidatorEpoch, 'seed'>; setHash: number; publicKeys: string[]; rotationPending: boolean } {
+    this.ready();
+    const epoch = this.ledger?.epoch ?? this.storedEpoch();
+    const validators = this.ledger?.signingValidators ?? new DevnetValidators(epoch);
+    return {
+      epoch: { set: epoch.set, ccSeqno: epoch.ccSeqno },
+      setHash: validators.setHash,
+      publicKeys: validators.signers.map((v) => v.publicKey.toString('hex')),
+      rotationPending: this.rotationRequested,
+    };
   }
 
   async getMasterchainHead(): Promise<BlockHeader> {

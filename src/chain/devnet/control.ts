@@ -68,6 +68,17 @@ export interface WalletView {
   jettons: Array<{ key: string; symbol: string; decimals: number; master: string; wallet: string; balance: string }>;
 }
 
+export interface ValidatorsView {
+  set: number;
+  catchain_seqno: number;
+  /** gen_validator_list_hash_short of the blocks this set signs. */
+  set_hash: number;
+  /** ed25519 public keys (hex) in signing order. */
+  public_keys: string[];
+  /** A rotation was asked for and waits for the next block. */
+  rotation_pending: boolean;
+}
+
 export class DevnetControl {
   private queryCounter = 0n;
 
@@ -218,6 +229,23 @@ export class DevnetControl {
 
   produceBlock(): Promise<BlockHeader> {
     return this.chain.produceBlock();
+  }
+
+  /** The validators that sign the next masterchain block. */
+  validators(): ValidatorsView {
+    const v = this.chain.validatorSet();
+    return { set: v.epoch.set, catchain_seqno: v.epoch.ccSeqno, set_hash: v.setHash, public_keys: v.publicKeys, rotation_pending: v.rotationPending };
+  }
+
+  /**
+   * Rotates the validator set: the next masterchain block is a key block naming a new set (params 34, 28),
+   * signed by the current set; the blocks after it are signed by the new one. A manual devnet makes that block
+   * now and returns the new set; a timed one returns the current set with the rotation pending.
+   */
+  async rotateValidators(): Promise<ValidatorsView & { key_block: BlockHeader | null }> {
+    this.chain.requestValidatorRotation();
+    const keyBlock = this.chain.manual ? await this.chain.produceBlock() : null;
+    return { ...this.validators(), key_block: keyBlock };
   }
 
   /** Refuses up front a transfer the wallet cannot pay for (it would accept the message and then fail silently). */

@@ -54,6 +54,19 @@ describe('devnet control API', () => {
     expect(json.jettons.map((j: { key: string }) => j.key)).toEqual(['usdt', 'gram', 'fake-usdt']);
   });
 
+  it('shows the validators and rotates them with a key block', async () => {
+    const before = await call('GET', '/devnet/validators');
+    expect(before.status).toBe(200);
+    expect(before.json).toMatchObject({ set: 0, catchain_seqno: 0, rotation_pending: false });
+    expect(before.json.public_keys).toHaveLength(4);
+    const rotated = await call('POST', '/devnet/validators/rotate');
+    expect(rotated.status).toBe(200);
+    expect(rotated.json).toMatchObject({ set: 1, catchain_seqno: 1, rotation_pending: false, key_block: { seqno: devnet.chain.masterchainSeqno } });
+    expect(rotated.json.public_keys).not.toEqual(before.json.public_keys);
+    expect(devnet.chain.archive().masterchainBlock(rotated.json.key_block.seqno)!.keyBlock).toBe(true);
+    expect((await call('GET', '/devnet/validators')).json).toEqual({ ...rotated.json, key_block: undefined });
+  });
+
   it('sends TON, produces blocks on request, and the transfer lands', async () => {
     const before = devnet.chain.masterchainSeqno;
     const sent = await call('POST', '/devnet/send', { from: 'alice', to: 'bob', amount: '1000000000', comment: 'via http' });

@@ -41,6 +41,14 @@ const Header = Type.Object({
   mc_seqno: Type.Integer(),
 });
 
+const Validators = Type.Object({
+  set: Type.Integer({ description: 'Index of the set (0 from the zero state, +1 per rotation)' }),
+  catchain_seqno: Type.Integer(),
+  set_hash: Type.Integer({ description: 'gen_validator_list_hash_short of the blocks this set signs' }),
+  public_keys: Type.Array(Type.String(), { description: 'ed25519 public keys (hex) in signing order' }),
+  rotation_pending: Type.Boolean(),
+});
+
 const SendBody = Type.Object(
   {
     from: WalletName,
@@ -200,6 +208,25 @@ export async function devnetRoutes(fastify: FastifyInstance, opts: DevnetRoutesO
     '/devnet/blocks',
     { config, schema: { tags, summary: 'Produce a masterchain block now; returns the new head', response: { 200: Header } } },
     async () => headerJson(await control.produceBlock()),
+  );
+
+  app.get('/devnet/validators', { config, schema: { tags, summary: 'The validators that sign the next masterchain block', response: { 200: Validators } } }, () =>
+    control.validators(),
+  );
+  app.post(
+    '/devnet/validators/rotate',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Rotate the validator set: the next masterchain block is a key block naming a new set, signed by the current one (a manual devnet makes it now)',
+        response: { 200: Type.Intersect([Validators, Type.Object({ key_block: Type.Union([Header, Type.Null()]) })]) },
+      },
+    },
+    async () => {
+      const rotated = await control.rotateValidators();
+      return { ...rotated, key_block: rotated.key_block ? headerJson(rotated.key_block) : null };
+    },
   );
 
   app.post(

@@ -1,10 +1,12 @@
-// Builds one devnet tick: basechain shard block M and masterchain block N that commits it.
+// Builds one devnet tick: basechain shard block M and masterchain block N that commits it, as real
+// Block cells (the ledger builds them from the transactions run here).
 // A tick executes exactly the messages queued before it — one hop of every trace in flight —
 // and queues the internal messages its transactions create for the next tick.
 import { createHash } from 'node:crypto';
-import type { AccountId, BlockHeader, HashHex } from '../model.js';
+import type { AccountId, BlockHeader } from '../model.js';
 import { EmulationRefused, type Emulator } from './emulator.js';
 import { executeMessage, type ExecutedTransaction, type QueuedMessage } from './execute.js';
+import type { DevnetLedger, SealedTick } from './ledger.js';
 import { StateOverlay, type AccountReader } from './state.js';
 
 export const MASTERCHAIN = -1;
@@ -44,6 +46,8 @@ export interface ProducedTick {
   /** Messages that produced no transaction (an external no longer accepted, e.g. expired). */
   dropped: DroppedMessage[];
   counters: ChainCounters;
+  /** The real Block cells of both blocks and the validators' signatures (the ledger moves on its commit()). */
+  sealed: SealedTick;
 }
 
 export function alignLt(lt: bigint): bigint {
@@ -52,15 +56,6 @@ export function alignLt(lt: bigint): bigint {
 
 export function workchainOf(account: AccountId): number {
   return Number(account.slice(0, account.indexOf(':')));
-}
-
-/** Stable synthetic hashes: nothing real to hash, but equal inputs always give equal ids. */
-function blockHashes(tag: string, txHashes: HashHex[]): { rootHash: HashHex; fileHash: HashHex } {
-  const root = createHash('sha256').update(`tonwatch-devnet:block:${tag}`);
-  for (const h of txHashes) root.update(h);
-  const rootHash = root.digest('hex');
-  const fileHash = createHash('sha256').update(`tonwatch-devnet:file:${rootHash}`).digest('hex');
-  return { rootHash, fileHash };
 }
 
 export function tickRandomSeed(masterchainSeqno: number): Buffer {
@@ -73,6 +68,9 @@ export async function produceTick(args: {
   counters: ChainCounters;
   messages: QueuedMessage[];
   wallClockSeconds: number;
+  ledger: DevnetLedger;
+  /** Make this tick's masterchain block a key block naming the next validator set. */
+  rotateValidators?: boolean;
 }): Promise<ProducedTick> {
   const { emulator, counters, messages } = args;
   const utime = Math.max(counters.utime, args.wallClockSeconds);
@@ -108,25 +106,26 @@ export async function produceTick(args: {
   const mcStart = alignLt(shardRun.endLt + 1n);
   const mcRun = await runBlock(MASTERCHAIN, masterchainSeqno, mcStart);
 
-  const header = (
-    workchain: number,
-    seqno: number,
-    startLt: bigint,
-    endLt: bigint,
-    txs: BlockTransaction[],
-    commits = '',
-  ) => ({
-    workchain,
+  const sealed = args.ledger.seal({
+    utime,
+    shard: { seqno: shardSeqno, startLt: shardStart, endLt: shardRun.endLt, transactions: shardRun.txs.map((t) => t.cell) },
+    masterchain: { seqno: masterchainSeqno, startLt: mcStart, endLt: mcRun.endLt, transactions: mcRun.txs.map((t) => t.cell) },
+    changes: state.changes(),
+    rotate: args.rotateValidators ?? false,
+  });
+  const header = (built: SealedTick['shard'], startLt: bigint, endLt: bigint): BlockHeader => ({
+    workchain: built.id.workchain,
     shard: FULL_SHARD,
-    seqno,
-    ...blockHashes(`${workchain}:${FULL_SHARD}:${seqno}:${startLt}:${commits}`, txs.map((t) => t.hash)),
+    seqno: built.id.seqno,
+    rootHash: built.id.rootHash,
+    fileHash: built.id.fileHash,
     genUtime: utime,
     startLt,
     endLt,
     mcSeqno: masterchainSeqno,
   });
-  const shard = header(BASECHAIN, shardSeqno, shardStart, shardRun.endLt, shardRun.txs);
-  const masterchain = header(MASTERCHAIN, masterchainSeqno, mcStart, mcRun.endLt, mcRun.txs, shard.rootHash);
+  const shard = header(sealed.shard, shardStart, shardRun.endLt);
+  const masterchain = header(sealed.masterchain, mcStart, mcRun.endLt);
   const transactions = [...mcRun.txs, ...shardRun.txs];
   return {
     masterchain,
@@ -136,6 +135,7 @@ export async function produceTick(args: {
     nextInflight: [...shardRun.txs, ...mcRun.txs].sort(byLt).flatMap((t) => t.outMessages),
     dropped,
     counters: { masterchainSeqno, shardSeqno, nextLt: mcRun.endLt, utime },
+    sealed,
   };
 }
 

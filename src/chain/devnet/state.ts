@@ -28,6 +28,10 @@ export class CommittedAccounts implements AccountReader {
     return this.accounts.size;
   }
 
+  entries(): IterableIterator<[AccountId, string]> {
+    return this.accounts.entries();
+  }
+
   /** Applies every change of an overlay built directly on this map. */
   apply(overlay: StateOverlay): void {
     for (const [id, shardAccount] of overlay.changes()) this.accounts.set(id, shardAccount);

@@ -1,9 +1,13 @@
-// The devnet chain's own SQLite file (separate from the service store): blocks, transactions,
-// account states, in-flight messages, the mempool and the counters. Each block is written in
+// The devnet chain's own SQLite file (separate from the service store): blocks (their BoCs, and the
+// validators' signatures of masterchain blocks), the zero states, transactions, account states,
+// in-flight messages, the mempool and the counters. Each block is written in
 // one SQLite transaction, so a restart — even after SIGKILL — resumes exactly after the last
 // committed block.
 import Database from 'better-sqlite3';
+import { tlRead, tlWrite } from '../liteserver/tl/codec.js';
+import { signatureSet, type SignatureSet } from '../liteserver/tl/lite-types.js';
 import type { BlockHeader, HashHex, PendingMessage } from '../model.js';
+import type { StoredZeroState } from './ledger.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -11,8 +15,14 @@ CREATE TABLE IF NOT EXISTS blocks (
   workchain INTEGER NOT NULL, seqno INTEGER NOT NULL, shard TEXT NOT NULL,
   root_hash TEXT NOT NULL, file_hash TEXT NOT NULL, gen_utime INTEGER NOT NULL,
   start_lt INTEGER NOT NULL, end_lt INTEGER NOT NULL, mc_seqno INTEGER NOT NULL,
+  key_block INTEGER NOT NULL, boc BLOB NOT NULL,
+  -- masterchain blocks: the validators' liteServer.SignatureSet (TL)
+  signatures BLOB,
   PRIMARY KEY (workchain, seqno));
 CREATE INDEX IF NOT EXISTS blocks_by_mc ON blocks (mc_seqno);
+CREATE UNIQUE INDEX IF NOT EXISTS blocks_by_root ON blocks (root_hash);
+CREATE TABLE IF NOT EXISTS zero_states (
+  workchain INTEGER PRIMARY KEY, root_hash TEXT NOT NULL, file_hash TEXT NOT NULL, boc BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS transactions (
   hash TEXT PRIMARY KEY, account TEXT NOT NULL, lt INTEGER NOT NULL,
   prev_lt INTEGER NOT NULL, prev_hash TEXT NOT NULL,
@@ -51,9 +61,19 @@ export interface StoredPending {
   involved: string[] | null;
 }
 
+/** One block as stored: its header, its BoC and (masterchain) the validators' signatures. */
+export interface StoredBlock {
+  header: BlockHeader;
+  boc: Buffer;
+  keyBlock: boolean;
+  signatures: SignatureSet | null;
+}
+
 /** Everything one block changes, written atomically. */
 export interface BlockWrite {
-  headers: BlockHeader[];
+  blocks: StoredBlock[];
+  /** With the first block: the zero states it starts from. */
+  zeroStates?: StoredZeroState[];
   transactions: StoredTransaction[];
   accounts: Iterable<[string, string]>;
   newInflight: Array<{ hash: HashHex; destination: string; boc: Buffer }>;
@@ -70,6 +90,9 @@ interface BlockRow {
   start_lt: bigint;
   end_lt: bigint;
   mc_seqno: bigint;
+  key_block: bigint;
+  boc: Buffer;
+  signatures: Buffer | null;
 }
 
 interface TransactionRow {
@@ -93,13 +116,20 @@ export class DevnetStorage {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    refuseSyntheticBlocks(this.db, file);
     this.db.exec(SCHEMA);
     const p = (sql: string) => this.db.prepare(sql).safeIntegers(true);
     this.stmt = {
       getMeta: p('SELECT value FROM meta WHERE key = ?').pluck(),
       setMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
-      insertBlock: p(`INSERT INTO blocks (workchain, seqno, shard, root_hash, file_hash, gen_utime, start_lt, end_lt, mc_seqno)
-        VALUES (@workchain, @seqno, @shard, @rootHash, @fileHash, @genUtime, @startLt, @endLt, @mcSeqno)`),
+      insertBlock: p(`INSERT INTO blocks (workchain, seqno, shard, root_hash, file_hash, gen_utime, start_lt, end_lt, mc_seqno, key_block, boc, signatures)
+        VALUES (@workchain, @seqno, @shard, @rootHash, @fileHash, @genUtime, @startLt, @endLt, @mcSeqno, @keyBlock, @boc, @signatures)`),
+      block: p('SELECT * FROM blocks WHERE workchain = ? AND seqno = ?'),
+      blockByRoot: p('SELECT * FROM blocks WHERE root_hash = ?'),
+      masterchainBefore: p('SELECT seqno, end_lt, root_hash, file_hash, key_block FROM blocks WHERE workchain = -1 AND seqno < ? ORDER BY seqno'),
+      lastKeyBlock: p('SELECT seqno FROM blocks WHERE workchain = -1 AND key_block = 1 AND seqno <= ? ORDER BY seqno DESC LIMIT 1').pluck(),
+      insertZeroState: p('INSERT INTO zero_states (workchain, root_hash, file_hash, boc) VALUES (@workchain, @rootHash, @fileHash, @boc)'),
+      zeroStates: p('SELECT * FROM zero_states ORDER BY workchain'),
       blocksOfMc: p('SELECT * FROM blocks WHERE mc_seqno = ? ORDER BY workchain = -1 DESC, workchain, seqno'),
       firstMc: p('SELECT MIN(seqno) FROM blocks WHERE workchain = -1').pluck(),
       insertTx: p(`INSERT INTO transactions (hash, account, lt, prev_lt, prev_hash, workchain, block_seqno, mc_seqno, in_msg_hash, boc)
@@ -165,7 +195,15 @@ export class DevnetStorage {
   /** Writes one produced block and everything it changed, atomically. */
   writeBlock(block: BlockWrite): void {
     this.db.transaction(() => {
-      for (const h of block.headers) this.stmt.insertBlock.run(h);
+      for (const z of block.zeroStates ?? []) this.stmt.insertZeroState.run(z);
+      for (const b of block.blocks) {
+        this.stmt.insertBlock.run({
+          ...b.header,
+          keyBlock: b.keyBlock ? 1 : 0,
+          boc: b.boc,
+          signatures: b.signatures ? tlWrite((w) => signatureSet.write(w, b.signatures!)) : null,
+        });
+      }
       for (const tx of block.transactions) this.stmt.insertTx.run(tx);
       for (const [id, shardAccount] of block.accounts) this.stmt.upsertAccount.run(id, shardAccount);
       // a block executes every pending message: in-flight internals and the whole mempool
@@ -198,6 +236,44 @@ export class DevnetStorage {
     return (this.stmt.txsOfMc.all(mcSeqno) as TransactionRow[]).map(toStoredTransaction);
   }
 
+  /** A stored block by chain and seqno (the devnet has one shard per chain). */
+  block(workchain: number, seqno: number): StoredBlock | null {
+    const row = this.stmt.block.get(workchain, seqno) as BlockRow | undefined;
+    return row ? toStoredBlock(row) : null;
+  }
+
+  /** A stored block by its root hash (hex). */
+  blockByRootHash(rootHash: HashHex): StoredBlock | null {
+    const row = this.stmt.blockByRoot.get(rootHash.toLowerCase()) as BlockRow | undefined;
+    return row ? toStoredBlock(row) : null;
+  }
+
+  /** Masterchain blocks before `seqno`, oldest first (what the masterchain state lists). */
+  masterchainBefore(seqno: number): Array<{ seqno: number; endLt: bigint; rootHash: string; fileHash: string; keyBlock: boolean }> {
+    return (this.stmt.masterchainBefore.all(seqno) as BlockRow[]).map((r) => ({
+      seqno: Number(r.seqno),
+      endLt: r.end_lt,
+      rootHash: r.root_hash,
+      fileHash: r.file_hash,
+      keyBlock: r.key_block === 1n,
+    }));
+  }
+
+  /** Seqno of the newest key block at or before `seqno` (0: the zero state). */
+  lastKeyBlockSeqno(seqno: number): number {
+    const v = this.stmt.lastKeyBlock.get(seqno) as bigint | undefined;
+    return v === undefined ? 0 : Number(v);
+  }
+
+  zeroStates(): StoredZeroState[] {
+    return (this.stmt.zeroStates.all() as Array<{ workchain: bigint; root_hash: string; file_hash: string; boc: Buffer }>).map((r) => ({
+      workchain: Number(r.workchain),
+      rootHash: r.root_hash,
+      fileHash: r.file_hash,
+      boc: r.boc,
+    }));
+  }
+
   /** An account's transactions with lt ≤ `lt`, newest first. */
   accountTransactions(account: string, lt: bigint, limit: number): StoredTransaction[] {
     return (this.stmt.txsOfAccount.all(account, lt, limit) as TransactionRow[]).map(toStoredTransaction);
@@ -221,6 +297,30 @@ function toHeader(r: BlockRow): BlockHeader {
     endLt: r.end_lt,
     mcSeqno: Number(r.mc_seqno),
   };
+}
+
+function toStoredBlock(r: BlockRow): StoredBlock {
+  return {
+    header: toHeader(r),
+    boc: r.boc,
+    keyBlock: r.key_block === 1n,
+    signatures: r.signatures ? tlRead(r.signatures, (rd) => signatureSet.read(rd), 'stored signatures') : null,
+  };
+}
+
+/**
+ * A devnet file from before real blocks holds blocks with synthetic hashes that no real block can follow:
+ * it is refused with what to do rather than continued as another chain.
+ */
+function refuseSyntheticBlocks(db: Database.Database, file: string): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('blocks')").pluck().all() as string[];
+  if (columns.length > 0 && !columns.includes('boc')) {
+    db.close();
+    throw new Error(
+      `${file} holds a devnet from a tonwatch version whose blocks were not real TON blocks; it cannot be continued. ` +
+        'Remove its directory (the devnet/ folder under TONWATCH_DATA_DIR) to start a new devnet.',
+    );
+  }
 }
 
 function toStoredTransaction(r: TransactionRow): StoredTransaction {

@@ -67,6 +67,17 @@ describe('tonwatch devnet', () => {
     expect(info.out).toContain('alice.ton');
   });
 
+  it('shows the validator set and rotates it', async () => {
+    const shown = await cli('validators', '--url', url);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/^validator set 0, catchain session 0, set hash \d+$/m);
+    expect(shown.out.match(/^ {2}\d: [0-9a-f]{64}$/gm)).toHaveLength(4);
+    const rotated = await cli('rotate-validators', '--url', url);
+    expect(rotated.code).toBe(0);
+    expect(rotated.out).toContain(`key block ${devnet.chain.masterchainSeqno} names the new set`);
+    expect(rotated.out).toMatch(/^validator set 1, catchain session 1,/m);
+  });
+
   it('prints the server’s error with its field and exits 1', async () => {
     const bad = await cli('send', '--url', url, '--from', 'alice', '--to', 'bob', '--amount', '12abc');
     expect(bad.code).toBe(1);

@@ -3,7 +3,7 @@
 import { fromNano, toNano } from '@ton/core';
 import { UsageError, callApi, lastOption, parseCommandLine, serverUrl, type CommandLine } from '../client.js';
 
-export const summary = 'drive the devnet of a running server: wallets, send, jetton-send, pay, block, scenarios';
+export const summary = 'drive the devnet of a running server: wallets, send, jetton-send, pay, block, validators, scenarios';
 
 const HELP = `usage: tonwatch devnet <command> [options]
 
@@ -20,6 +20,8 @@ commands:
                        [--forward-ton-amount <nanoton>]
   pay                  --from <wallet> --link <ton://transfer/...> [--ignore-expiry]
   block                produce a block now
+  validators           the validator set that signs masterchain blocks
+  rotate-validators    a new validator set: the next masterchain block is the key block naming it
   bounce               --from <wallet> [--to <address without code>] [--amount <nanoton>]
   fail-jetton          --from <wallet> --jetton <jetton> --to <wallet|address>
   forge-internal       --from <wallet> --jetton <jetton> --to <owner> [--amount <units>] [--comment <text>]
@@ -70,6 +72,10 @@ function requestFor(p: Parsed): { method: 'GET' | 'POST'; path: string; body?: R
       return { method: 'GET', path: '/devnet/info' };
     case 'block':
       return { method: 'POST', path: '/devnet/blocks' };
+    case 'validators':
+      return { method: 'GET', path: '/devnet/validators' };
+    case 'rotate-validators':
+      return { method: 'POST', path: '/devnet/validators/rotate' };
     case 'send': {
       const body = pick('from', 'to', 'amount', 'comment', 'payload-boc');
       if (o.ton !== undefined) body.amount = tonToNano(o.ton);
@@ -143,6 +149,17 @@ function human(command: string, json: any): string {
       ].join('\n');
     case 'block':
       return `produced masterchain block ${json.seqno} (root hash ${json.root_hash})`;
+    case 'validators':
+    case 'rotate-validators': {
+      const lines = [
+        ...(command === 'rotate-validators'
+          ? [json.key_block ? `key block ${json.key_block.seqno} names the new set` : 'the next masterchain block will be the key block naming the new set']
+          : []),
+        `validator set ${json.set}, catchain session ${json.catchain_seqno}, set hash ${json.set_hash}${json.rotation_pending ? ' (rotation pending)' : ''}`,
+        ...json.public_keys.map((k: string, i: number) => `  ${i}: ${k}`),
+      ];
+      return lines.join('\n');
+    }
     default: {
       const extra = ['to', 'amount', 'target', 'address']
         .filter((k) => json[k] !== undefined)
