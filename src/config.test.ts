@@ -49,6 +49,14 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
+  it('sizes the worker lease from the attempt timeout and refuses one too short for it', () => {
+    expect(loadConfig({}).workerLeaseSeconds).toBe(60);
+    expect(loadConfig({ TONWATCH_WEBHOOK_TIMEOUT_MS: '30000' }).workerLeaseSeconds).toBe(91);
+    expect(loadConfig({ TONWATCH_WORKER_LEASE_SECONDS: '5', TONWATCH_WEBHOOK_TIMEOUT_MS: '1000' }).workerLeaseSeconds).toBe(5);
+    const err = errorOf(() => loadConfig({ TONWATCH_WORKER_LEASE_SECONDS: '30' }));
+    expect(err.problems).toEqual([{ setting: 'TONWATCH_WORKER_LEASE_SECONDS', message: expect.stringMatching(/at least 3 × TONWATCH_WEBHOOK_TIMEOUT_MS \+ 1 s = 46 s.*got 30/) }]);
+  });
+
   it('reads and converts environment variables', () => {
     const c = loadConfig({
       PORT: '9001',

@@ -322,6 +322,15 @@ export const settings = {
     defaultDoc: '`true`',
     doc: 'Write and read webhook deliveries\' sockets in a worker thread; the main thread keeps the outbox and builds the signed requests (`false`: everything on the main thread).',
   }),
+  // ---- workers on one PostgreSQL (webhook delivery, indexer backfills; cluster-delivery) ----
+  workerLeaseSeconds: int({
+    env: 'TONWATCH_WORKER_LEASE_SECONDS',
+    min: 2,
+    max: 3600,
+    default: (c) => Math.max(60, Math.ceil((3 * (c.webhookTimeoutMs as number) + 1000) / 1000)),
+    defaultDoc: '`60`, or 3 × `TONWATCH_WEBHOOK_TIMEOUT_MS` + 1 s when that is longer',
+    doc: 'PostgreSQL, many workers: how long a worker\'s lease on a webhook ordering key or an indexer backfill job lasts without renewal, in seconds (renewed every quarter of it). A killed worker\'s keys and jobs are resumed by another this long after it died. At least 3 × TONWATCH_WEBHOOK_TIMEOUT_MS + 1 s.',
+  }),
   webhookMaxPerKey: int({
     env: 'TONWATCH_WEBHOOK_MAX_PER_KEY',
     min: 1,
@@ -412,6 +421,14 @@ export function loadConfigDetailed(
       problems.push({ setting: setting.env, message: `${setting.env}${where}: must be ${setting.allowed}, got ${shown}` });
     }
     resolved[key] = value;
+  }
+  const lease = resolved.workerLeaseSeconds as number | undefined;
+  const timeout = resolved.webhookTimeoutMs as number | undefined;
+  if (lease !== undefined && timeout !== undefined && lease * 1000 < 3 * timeout + 1000) {
+    problems.push({
+      setting: 'TONWATCH_WORKER_LEASE_SECONDS',
+      message: `TONWATCH_WORKER_LEASE_SECONDS: must be at least 3 × TONWATCH_WEBHOOK_TIMEOUT_MS + 1 s = ${Math.ceil((3 * timeout + 1000) / 1000)} s (an attempt must end before another worker may take its key), got ${lease}`,
+    });
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { config: Object.freeze(resolved) as Config, sources };

@@ -11,6 +11,8 @@ export const BENCH_PG_URL = process.env.TONWATCH_BENCH_DATABASE_URL ?? 'postgres
 
 export interface BenchStore {
   store: Store;
+  /** The PostgreSQL schema (other processes open it too); undefined on SQLite. */
+  schema?: string;
   /** Closes the store and drops its PostgreSQL schema. */
   close(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function openBenchStore(dialect: DialectName, tmpDir: string, name 
   await migrate(store, allMigrations);
   return {
     store,
+    schema,
     close: async () => {
       await store.close();
       const client = new pg.Client({ connectionString: BENCH_PG_URL });

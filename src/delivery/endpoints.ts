@@ -48,6 +48,13 @@ export async function selectEndpoints(db: Kysely<any>, filter: { producer?: stri
   return (await q.execute()).map(endpointFromRow);
 }
 
+/** The endpoints among `ids` that still exist. */
+export async function selectEndpointsByIds(db: Kysely<any>, ids: readonly number[]): Promise<Endpoint[]> {
+  if (ids.length === 0) return [];
+  const rows = await deliveryDb(db).selectFrom('delivery_endpoints').selectAll().where('id', 'in', ids.map(BigInt)).execute();
+  return rows.map(endpointFromRow);
+}
+
 /** A new token and a new secret; the old secret keeps signing until `now + overlapMs`. */
 export async function rotateCredentials(db: Kysely<any>, endpoint: Endpoint, now: number, overlapMs: number): Promise<Endpoint> {
   const token = newDeliveryToken();

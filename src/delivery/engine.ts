@@ -2,6 +2,8 @@
 // durable outbox written inside the producer's own transaction (`enqueue`, then `notify()` after
 // commit), and a worker (worker.ts) that delivers with retries, ordering per key, signatures and
 // logs. The service builds one per process (`ServiceContext.delivery`) and starts and stops it.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -44,6 +46,18 @@ export interface DeliveryEngineOptions {
   /** Most deliveries held in memory (default 200,000), and per ordering key (default 1,000). */
   memoryLimit?: number;
   perKeyLimit?: number;
+  /**
+   * PostgreSQL: how long a worker's lease on an ordering key lasts unrenewed (default 60 s). A
+   * worker that dies holds its keys this long; then another resumes them. At least 3 × timeoutMs + 1 s.
+   */
+  leaseMs?: number;
+  /** This worker's name in the lease rows (default host:pid:random). */
+  workerId?: string;
+}
+
+/** Smallest lease for an attempt timeout: renewed every quarter, an attempt needs 2 × timeout left. */
+export function minLeaseMs(timeoutMs: number): number {
+  return 3 * timeoutMs + 1000;
 }
 
 /** What `enqueue` wrote, for `notify` after the commit; opaque to producers. */
@@ -62,6 +76,11 @@ export class DeliveryEngine {
     this.clock = options.clock ?? systemClock;
     this.db = options.store.db;
     this.secretOverlapMs = options.secretOverlapMs ?? DAY;
+    const timeoutMs = options.timeoutMs ?? 15_000;
+    const leaseMs = options.leaseMs ?? Math.max(60_000, minLeaseMs(timeoutMs));
+    if (leaseMs < minLeaseMs(timeoutMs)) {
+      throw new Error(`the webhook worker lease (TONWATCH_WORKER_LEASE_SECONDS, ${leaseMs} ms) must be at least 3 × the attempt timeout (TONWATCH_WEBHOOK_TIMEOUT_MS, ${timeoutMs} ms) + 1 s = ${minLeaseMs(timeoutMs)} ms`);
+    }
     const metrics = options.metrics
       ? new DeliveryMetrics(options.metrics, {
           depth: () => reports.pendingCount(this.db),
@@ -77,7 +96,7 @@ export class DeliveryEngine {
       hooks: this.hooks,
       sender: {
         policy: { allowLoopback: options.allowLoopback, resolve: options.resolve },
-        timeoutMs: options.timeoutMs ?? 15_000,
+        timeoutMs,
         userAgent: options.userAgent ?? 'tonwatch-webhooks/0.1',
       },
       senderThread: options.senderThread ?? true,
@@ -87,6 +106,7 @@ export class DeliveryEngine {
       historyMs: options.historyMs ?? 7 * DAY,
       memoryLimit: options.memoryLimit ?? 200_000,
       perKeyLimit: options.perKeyLimit ?? 1000,
+      lease: { owner: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, leaseMs },
     });
   }
 
@@ -240,5 +260,6 @@ export function deliveryOptionsFromConfig(config: Config): Omit<DeliveryEngineOp
     senderThread: config.webhookSenderThread,
     secretOverlapMs: config.webhookSecretOverlapSeconds * 1000,
     historyMs: config.webhookHistoryDays * DAY_MS,
+    leaseMs: config.workerLeaseSeconds * 1000,
   };
 }

@@ -4,15 +4,20 @@
 import type { Logger } from 'pino';
 import { toNum, type Store } from '../store/db.js';
 import * as ep from './endpoints.js';
+import { leaseKeyOf, type KeyLeases, type LeaseKey } from './leases.js';
 import * as outbox from './outbox.js';
 import type { DeliveryQueues, Queue } from './queues.js';
-import { deliveryDb } from './tables.js';
+import { chunks, deliveryDb } from './tables.js';
 import type { Endpoint, PendingDelivery } from './types.js';
 
 /** Rows per outbox read: each read blocks the event loop, so a few ms at most. */
 const LOAD_BATCH = 1000;
 /** Ids per page of the PostgreSQL rescan. */
 const RESCAN_PAGE = 10_000;
+/** Expired leases taken over per poll. */
+const TAKEOVER_BATCH = 500;
+/** Keys whose rows one statement reads after a takeover. */
+const KEYS_PER_READ = 500;
 
 export interface LoaderOptions {
   store: Store;
@@ -22,6 +27,8 @@ export interface LoaderOptions {
   endpoints: Map<number, Endpoint>;
   memoryLimit: number;
   perKeyLimit: number;
+  /** PostgreSQL: only rows of keys whose lease this worker holds are admitted (many workers). */
+  leases: KeyLeases | null;
   isRunning(): boolean;
   /** Starts the attempts that became due. */
   pump(): void;
@@ -33,6 +40,8 @@ export class QueueLoader {
   private loadAgain = false;
   private full = false;
   private readonly rescanFloors: number[] = [];
+  /** Lease keys whose rows are being read by key (loadKey); other reads leave their rows to it. */
+  private readonly loadingKeys = new Set<string>();
   /** Flagging of parked rows (queues.ts), one batch after another. */
   private parking: Promise<void> = Promise.resolve();
 
@@ -128,8 +137,78 @@ export class QueueLoader {
       const orphans = rows.filter((r) => !this.endpoints.has(r.endpointId)).map((r) => r.id);
       if (orphans.length > 0) await outbox.deleteDeliveries(this.o.store.db, orphans);
     }
-    for (const row of rows) if (this.endpoints.has(row.endpointId)) this.queues.add(row);
+    const live = rows.filter((row) => this.endpoints.has(row.endpointId));
+    if (this.o.leases) await this.admitLeased(live, this.o.leases);
+    else for (const row of live) this.queues.add(row);
     this.flagParked();
+  }
+
+  /**
+   * Admits the rows of keys this worker holds or can claim. A key taken over from another (or
+   * from our own lapsed lease) may have older rows this worker skipped: they are read by key.
+   */
+  private async admitLeased(rows: readonly PendingDelivery[], leases: KeyLeases): Promise<void> {
+    const wanted = new Map<string, LeaseKey>();
+    for (const row of rows) {
+      const key = leaseKeyOf(row.endpointId, row.orderingKey);
+      if (!wanted.has(key) && !leases.holds(key) && !this.loadingKeys.has(key)) wanted.set(key, { key, endpointId: row.endpointId, orderingKey: row.orderingKey });
+    }
+    const claimed = await leases.claim([...wanted.values()]);
+    for (const key of claimed.resumed) this.loadingKeys.add(key);
+    for (const row of rows) {
+      const key = leaseKeyOf(row.endpointId, row.orderingKey);
+      // A key being read by key gets this row from that read (or the next rescan), in id order.
+      if (!claimed.resumed.has(key) && !this.loadingKeys.has(key) && leases.holds(key)) this.queues.add(row);
+    }
+    try {
+      await this.loadKeys([...claimed.resumed].map((key) => wanted.get(key)!));
+    } finally {
+      for (const key of claimed.resumed) this.loadingKeys.delete(key);
+    }
+  }
+
+  /** Reads every pending row of keys just taken over, in id order (rows over a key's cap are parked). */
+  private async loadKeys(keys: readonly LeaseKey[]): Promise<void> {
+    for (const k of keys) this.loadingKeys.add(k.key);
+    try {
+      for (const part of chunks(keys, KEYS_PER_READ)) {
+        for (let after = 0; this.o.isRunning(); ) {
+          const rows = await outbox.pendingAfter(this.o.store.db, after, LOAD_BATCH, part);
+          for (const row of rows) this.queues.add(row);
+          if (rows.length < LOAD_BATCH) break;
+          after = rows[rows.length - 1]!.id;
+        }
+      }
+    } finally {
+      for (const k of keys) this.loadingKeys.delete(k.key);
+    }
+  }
+
+  /** Takes over keys whose lease expired (their worker died or stalled) and reads their rows. */
+  async takeOverExpired(): Promise<void> {
+    const leases = this.o.leases;
+    if (!leases) return;
+    let taken: LeaseKey[] = [];
+    try {
+      taken = await leases.takeExpired(leases.takeoverRoom(TAKEOVER_BATCH));
+      for (const k of taken) this.loadingKeys.add(k.key);
+      for (const id of new Set(taken.map((k) => k.endpointId))) {
+        if (this.endpoints.has(id)) continue;
+        const e = await ep.selectEndpoint(this.o.store.db, id);
+        if (e && !this.endpoints.has(e.id)) this.endpoints.set(e.id, e);
+      }
+      // Keys of a deleted endpoint have no rows left; their leases lapse.
+      await this.loadKeys(taken.filter((k) => this.endpoints.has(k.endpointId)));
+      if (taken.length > 0) {
+        this.o.logger?.info({ keys: taken.length }, 'took over webhook ordering keys whose lease expired');
+        this.flagParked();
+        this.o.pump();
+      }
+    } catch (err) {
+      this.o.logger?.warn({ err }, 'taking over expired webhook leases failed; retrying on the next poll');
+    } finally {
+      for (const k of taken) this.loadingKeys.delete(k.key);
+    }
   }
 
   /** Flags the rows just left in the store (over their key's memory cap) for the key's reload. */

@@ -125,4 +125,30 @@ export const deliveryMigrations: NamedMigration[] = [
         .execute();
     },
   },
+  {
+    name: 'webhooks_005_key_leases',
+    async up(db: Kysely<any>) {
+      // Many workers on one PostgreSQL: a worker sends a key's deliveries only while it holds the
+      // key's lease (leases.ts). Created on SQLite too (one process, never read there), so the
+      // schema is the same on both.
+      await db.schema
+        .createTable('delivery_leases')
+        .addColumn('lease_key', 'text', (c) => c.primaryKey())
+        .addColumn('endpoint_id', 'bigint', (c) => c.notNull())
+        .addColumn('ordering_key', 'text')
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('delivery_leases_expires').on('delivery_leases').column('expires_at').execute();
+      // A worker taking over a key reads its pending rows by key; SQLite never does (see 004).
+      if (dialectOf(db) === 'postgres') {
+        await db.schema
+          .createIndex('delivery_outbox_pending_key')
+          .on('delivery_outbox')
+          .columns(['endpoint_id', 'ordering_key', 'id'])
+          .where(sql.ref('state'), '=', 'pending')
+          .execute();
+      }
+    },
+  },
 ];

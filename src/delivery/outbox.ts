@@ -107,11 +107,32 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
   return written;
 }
 
-/** Pending rows after `afterId`, oldest first. */
-export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number): Promise<PendingDelivery[]> {
+/** A delivery's ordering key as leases name it (null: the endpoint's unordered deliveries). */
+export interface OutboxKey {
+  endpointId: number;
+  orderingKey: string | null;
+}
+
+/**
+ * Pending rows after `afterId`, oldest first; with `keys`, only those of these ordering keys
+ * (PostgreSQL: the keys a worker just took over, read in one statement).
+ */
+export async function pendingAfter(db: Kysely<any>, afterId: number, limit: number, keys?: readonly OutboxKey[]): Promise<PendingDelivery[]> {
+  const ordered = keys?.filter((k) => k.orderingKey !== null) ?? [];
+  const unordered = keys?.filter((k) => k.orderingKey === null).map((k) => BigInt(k.endpointId)) ?? [];
   const rows = await deliveryDb(db)
     .selectFrom('delivery_outbox')
     .select(OUTBOX_COLUMNS)
+    .$if(keys !== undefined, (q) =>
+      q.where((eb) =>
+        eb.or([
+          ...(ordered.length > 0
+            ? [sql<boolean>`(endpoint_id, ordering_key) in (select * from unnest(${ordered.map((k) => BigInt(k.endpointId))}::bigint[], ${ordered.map((k) => k.orderingKey)}::text[]))`]
+            : []),
+          ...(unordered.length > 0 ? [eb.and([eb('ordering_key', 'is', null), eb('endpoint_id', 'in', unordered)])] : []),
+        ]),
+      ),
+    )
     .where('state', '=', PENDING)
     .where('id', '>', BigInt(afterId))
     .orderBy('id')
@@ -240,6 +261,8 @@ export async function recordOutcomes(trx: Kysely<any>, outcomes: readonly Delive
         completed_at: o.result === 'failed' ? BigInt(o.at) : null,
       })
       .where('id', '=', BigInt(row.id))
+      // A worker that lost the key's lease reports late: never turn a delivered row back to pending.
+      .where('state', '=', PENDING)
       .execute();
     logs.push({
       endpoint_id: BigInt(o.endpoint.id),

@@ -163,7 +163,7 @@ export class DeliveryQueues {
       if (!top || top.at > now) return undefined;
       this.heap.pop();
       const q = top.queue;
-      if (top.version !== q.version || q.inFlight || q.head >= q.rows.length || !this.queues.has(q.key)) continue;
+      if (top.version !== q.version || q.inFlight || q.head >= q.rows.length || this.queues.get(q.key) !== q) continue;
       return q;
     }
   }
@@ -174,7 +174,7 @@ export class DeliveryQueues {
       const top = this.heap.peek();
       if (!top) return null;
       const q = top.queue;
-      if (top.version === q.version && !q.inFlight && q.head < q.rows.length && this.queues.has(q.key)) return top.at;
+      if (top.version === q.version && !q.inFlight && q.head < q.rows.length && this.queues.get(q.key) === q) return top.at;
       this.heap.pop();
     }
   }
@@ -207,6 +207,8 @@ export class DeliveryQueues {
   }
 
   removeQueue(q: Queue): void {
+    // A dropped queue finishing its last attempt must not remove the key's new queue.
+    if (this.queues.get(q.key) !== q) return;
     this.queues.delete(q.key);
     const set = this.byEndpoint.get(q.endpointId);
     set?.delete(q);
@@ -215,18 +217,35 @@ export class DeliveryQueues {
 
   /** Drops every waiting row of an endpoint (deleted); rows in flight finish on their own. */
   dropEndpoint(endpointId: number): void {
-    for (const q of this.queuesOf(endpointId)) {
-      for (let i = q.head; i < q.rows.length; i++) {
-        const row = q.rows[i];
-        if (!row) continue;
-        if (!(q.inFlight && i === q.head)) this.known.delete(row.id);
-        this.size--;
-      }
-      q.rows = q.inFlight ? [q.rows[q.head]] : [];
-      q.head = 0;
-      if (q.inFlight) this.size++;
-      q.truncatedAfter = null;
-      this.removeQueue(q);
+    for (const q of this.queuesOf(endpointId)) this.dropQueue(q);
+  }
+
+  /** Whether `q` is still the live queue of its key (not dropped, not replaced). */
+  isLive(q: Queue): boolean {
+    return this.queues.get(q.key) === q;
+  }
+
+  /** The queues a lease covers: one ordered key, or every unordered delivery of an endpoint. */
+  queuesOfLease(endpointId: number, orderingKey: string | null): Queue[] {
+    if (orderingKey !== null) {
+      const q = this.queues.get(`${endpointId}|${orderingKey}`);
+      return q ? [q] : [];
     }
+    return this.queuesOf(endpointId).filter((q) => q.orderingKey === null);
+  }
+
+  /** Forgets a queue's waiting rows (they stay pending in the store); its row in flight finishes on its own. */
+  dropQueue(q: Queue): void {
+    for (let i = q.head; i < q.rows.length; i++) {
+      const row = q.rows[i];
+      if (!row) continue;
+      if (!(q.inFlight && i === q.head)) this.known.delete(row.id);
+      this.size--;
+    }
+    q.rows = q.inFlight ? [q.rows[q.head]] : [];
+    q.head = 0;
+    if (q.inFlight) this.size++;
+    q.truncatedAfter = null;
+    this.removeQueue(q);
   }
 }

@@ -4,7 +4,9 @@
 // truth — a delivery is pending until its outcome is recorded, so a crash only repeats attempts.
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
+import * as ep from './endpoints.js';
 import { judgeAttempt } from './judge.js';
+import { KeyLeases, leaseKeyOf } from './leases.js';
 import type { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
 import { DeliveryQueues, type Queue } from './queues.js';
@@ -29,6 +31,8 @@ export interface WorkerOptions {
   historyMs: number;
   memoryLimit: number;
   perKeyLimit: number;
+  /** PostgreSQL: this worker's name and the lease length on ordering keys (many workers on one database). */
+  lease: { owner: string; leaseMs: number } | null;
 }
 
 /**
@@ -39,6 +43,8 @@ export interface WorkerOptions {
 const THREAD_WINDOW = 8;
 /** Answers faster than this on average (EWMA of attempt latency) count as quick. */
 const QUICK_MS = 100;
+/** Many workers: how often endpoints in memory are read again for changes made through other nodes. */
+const ENDPOINT_REFRESH_MS = 5000;
 
 export class DeliveryWorker {
   /** Endpoints with deliveries in memory; their status here is newer than the store's. */
@@ -57,9 +63,16 @@ export class DeliveryWorker {
   private readonly recorder: OutcomeRecorder;
   private timer: { at: number; cancel: () => void } | null = null;
   private intervals: NodeJS.Timeout[] = [];
+  /** Leases on ordering keys (PostgreSQL), or null (SQLite: one process holds every key). */
+  private readonly leases: KeyLeases | null;
+  private rebalancing = false;
+  /** Lease time an attempt needs left to start: waiting for a connection, then the exchange, each up to the timeout. */
+  private readonly attemptLeaseMs: number;
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
+    this.leases = o.lease && o.store.dialect === 'postgres' ? new KeyLeases(o.store.db, o.lease.owner, o.lease.leaseMs) : null;
+    this.attemptLeaseMs = 2 * o.sender.timeoutMs + 250;
     const isRunning = () => this.running;
     this.loader = new QueueLoader({
       store: o.store,
@@ -68,6 +81,7 @@ export class DeliveryWorker {
       endpoints: this.endpoints,
       memoryLimit: o.memoryLimit,
       perKeyLimit: o.perKeyLimit,
+      leases: this.leases,
       isRunning,
       pump: () => this.pump(),
     });
@@ -105,6 +119,13 @@ export class DeliveryWorker {
     every(10 * 60_000, () => void this.prune());
     // PostgreSQL ids can commit out of order: re-read the last ~30 s of ids for late commits.
     if (this.o.store.dialect === 'postgres') every(5000, () => void this.loader.rescan());
+    if (this.leases) {
+      // Present at once, so the workers already running give this one a share at their next renewal.
+      await this.leases.census().catch((err) => this.o.logger?.warn({ err }, 'announcing this webhook worker failed; retried with the next renewal'));
+      every(this.leases.leaseMs / 4, () => void this.renewLeases());
+      every(this.o.pollIntervalMs, () => void this.loader.takeOverExpired());
+      every(ENDPOINT_REFRESH_MS, () => void this.refreshEndpoints());
+    }
   }
 
   async stop(): Promise<void> {
@@ -119,6 +140,92 @@ export class DeliveryWorker {
     await this.recorder.flushNow();
     await this.sender?.close();
     this.sender = null;
+    // Everything sent is recorded: other workers may take the keys at once.
+    await this.leases?.releaseAll().catch((err) => this.o.logger?.warn({ err }, 'releasing webhook leases failed; they expire on their own'));
+  }
+
+  /**
+   * Many workers: endpoint changes made through another node's API (URL, credentials, back-online,
+   * deletion) or judged by another worker (offline, suspended) reach this worker from the store.
+   */
+  private async refreshEndpoints(): Promise<void> {
+    if (!this.running || this.endpoints.size === 0) return;
+    try {
+      const ids = [...this.endpoints.keys()];
+      const stored = new Map((await ep.selectEndpointsByIds(this.o.store.db, ids)).map((e) => [e.id, e]));
+      const now = this.o.clock.now();
+      for (const id of ids) {
+        const live = this.endpoints.get(id);
+        if (!live) continue;
+        const e = stored.get(id);
+        if (!e) {
+          this.forgetEndpoint(id);
+          continue;
+        }
+        Object.assign(live, { url: e.url, token: e.token, secret: e.secret, previousSecret: e.previousSecret, previousSecretUntil: e.previousSecretUntil });
+        // A newer status in the store was judged by another worker, or set through the API.
+        if (e.statusUpdatedAt <= live.statusUpdatedAt) continue;
+        const resumed = live.status === 'suspended' && e.status === 'online';
+        Object.assign(live, { status: e.status, statusReason: e.statusReason, statusUpdatedAt: e.statusUpdatedAt, lastOnlineAt: e.lastOnlineAt, failedAttempts: e.failedAttempts });
+        if (resumed) await this.resumeEndpoint(live, now);
+      }
+    } catch (err) {
+      this.o.logger?.warn({ err }, 'reading webhook endpoints failed; retrying on the next refresh');
+    }
+  }
+
+  /** Extends the leases of keys with work here; drops the queues of keys another worker took over. */
+  private async renewLeases(): Promise<void> {
+    const leases = this.leases;
+    if (!leases || !this.running) return;
+    const keys = new Map<string, { endpointId: number; orderingKey: string | null }>();
+    for (const q of this.queues.queues.values()) {
+      const key = leaseKeyOf(q.endpointId, q.orderingKey);
+      // Keys being given away (rebalance, still waiting for their attempts in flight) are not kept.
+      if (!leases.isReleasing(key)) keys.set(key, q);
+    }
+    try {
+      const lost = await leases.renew([...keys.keys()]);
+      for (const key of lost) {
+        const k = keys.get(key)!;
+        keys.delete(key);
+        for (const q of this.queues.queuesOfLease(k.endpointId, k.orderingKey)) this.queues.dropQueue(q);
+      }
+      if (lost.length > 0) this.o.logger?.warn({ keys: lost.length }, 'webhook ordering keys were taken over by another worker (lease expired here)');
+      // One at a time, beside the renewals (it may wait for attempts in flight).
+      if (!this.rebalancing) {
+        this.rebalancing = true;
+        void this.rebalance(leases, keys)
+          .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
+          .finally(() => (this.rebalancing = false));
+      }
+    } catch (err) {
+      // Attempts stop when the leases run short (pump); the next renewal may still save them.
+      this.o.logger?.warn({ err }, 'renewing webhook leases failed');
+    }
+  }
+
+  /**
+   * Keys go to whichever worker reads them first; one holding more than its share of the keys
+   * leased now gives the excess away: no attempt starts for them any more, the ones in flight end,
+   * their queues are dropped and the outcomes so far recorded before the leases go, so the worker
+   * taking them over repeats nothing.
+   */
+  private async rebalance(leases: KeyLeases, mine: Map<string, { endpointId: number; orderingKey: string | null }>): Promise<void> {
+    const { workers } = await leases.census();
+    const excess = mine.size - leases.fairShare();
+    if (workers <= 1 || excess <= 0) return;
+    const picked = [...mine].slice(0, excess);
+    leases.forget(picked.map(([key]) => key));
+    const queuesOf = (k: { endpointId: number; orderingKey: string | null }) => this.queues.queuesOfLease(k.endpointId, k.orderingKey);
+    const busy = () => picked.some(([, k]) => queuesOf(k).some((q) => q.inFlight));
+    for (const end = performance.now() + this.attemptLeaseMs; busy() && performance.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    // A key still in flight (cannot be: the timeout bounds it) is kept; the next renewal holds it again.
+    const giving = picked.filter(([, k]) => !queuesOf(k).some((q) => q.inFlight));
+    for (const [, k] of giving) for (const q of queuesOf(k)) this.queues.dropQueue(q);
+    await this.recorder.flushNow();
+    await leases.release(giving.map(([key]) => key));
+    this.o.logger?.info({ keys: giving.length, workers }, 'gave webhook ordering keys to other workers (more than a fair share here)');
   }
 
   /**
@@ -192,6 +299,11 @@ export class DeliveryWorker {
         waiting.push(q);
         continue;
       }
+      // Another worker may take the key once the lease ends: start nothing that could outlast it.
+      if (this.leases && this.leases.remaining(leaseKeyOf(q.endpointId, q.orderingKey)) < this.attemptLeaseMs) {
+        this.queues.schedule(q, now + Math.min(1000, this.leases.leaseMs / 4));
+        continue;
+      }
       const row = this.queues.headOf(q)!;
       q.inFlight = true;
       this.inFlightCount++;
@@ -240,10 +352,18 @@ export class DeliveryWorker {
     const l = report.latencyMs;
     this.endpointLatency.set(endpoint.id, avg === undefined ? l : avg + (l - avg) / (l > avg ? 2 : 16));
     const live = this.endpoints.get(endpoint.id);
+    const dropped = !this.queues.isLive(q);
     if (!live) {
       // Deleted while in flight: nothing left to record.
       this.queues.shift(q);
       this.queues.forget(row.id);
+    } else if (dropped) {
+      // Its lease was lost meanwhile: the outcome is recorded, the key is another worker's now.
+      const result = judgeAttempt(live, row, report, now);
+      this.recorder.record({ delivery: { ...row }, endpoint: live, result, at: now, attempts: row.attempts, statusCode: report.statusCode, error: report.error, latencyMs: report.latencyMs });
+      this.queues.shift(q);
+      if (result !== 'delivered' && result !== 'failed') this.queues.forget(row.id);
+      this.recorder.flushSoon();
     } else {
       const firstAttempt = row.attempts === 0;
       const result = judgeAttempt(live, row, report, now);

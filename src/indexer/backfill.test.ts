@@ -9,12 +9,14 @@ import { makePosition, type EventBatch } from '../bus/events.js';
 import { openTestDevnet, type TestDevnet } from '../../test/support/devnet.js';
 import { settle } from '../chain/devnet/genesis.js';
 import type { ChainSource } from '../chain/source.js';
-import type { Store } from '../store/db.js';
-import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
+import { openStore, type Store } from '../store/db.js';
+import { dialects, dropTestStore, openTestStore, PG_URL } from '../../test/support/stores.js';
+import { Backfill } from './backfill.js';
+import { claimWalks } from './claims.js';
 import { TON } from './extract.js';
 import { Indexer } from './indexer.js';
 import { IndexerQueries } from './queries.js';
-import { asDb, getTracked, historyRows } from './store.js';
+import { asDb, getTracked, historyRows, insertTracked, updateWalk } from './store.js';
 import { chainHistory, newestFirst, tonTruth } from '../../test/support/indexer.js';
 
 let devnet: TestDevnet;
@@ -183,5 +185,94 @@ describe.each(dialects)('backfill on %s', (dialect) => {
     expect(await historyOf(store, carol)).toEqual(await truthOf(carol));
     const after = await new IndexerQueries(store, devnet.chain).audit({ asset: TON, owner: carol });
     expect(after).toMatchObject({ difference: '0', reconciled: true, missing_transactions: [] });
+  }, 60_000);
+});
+
+/** The source, with `before` awaited ahead of every getTransactions call (to watch or hold a worker's walk). */
+function beforeGetTransactions(source: ChainSource, before: (args: Parameters<ChainSource['getTransactions']>) => Promise<void>): ChainSource {
+  return new Proxy(source, {
+    get(target, prop) {
+      if (prop === 'getTransactions') {
+        return async (...args: Parameters<ChainSource['getTransactions']>) => {
+          await before(args);
+          return target.getTransactions(...args);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as ChainSource;
+}
+
+describe.each(dialects)('backfill claims on %s', (dialect) => {
+  it('a claim is fenced: a worker that no longer holds the entry writes nothing', async () => {
+    const store = await openTestStore(dialect);
+    try {
+      const db = asDb(store.db);
+      const carol = id('carol');
+      const state = await devnet.chain.getAccountState(carol);
+      await insertTracked(db, { asset: TON, owner: carol, contract: carol, walkFrom: { lt: state.lastTxLt, hash: state.lastTxHash }, now: Date.now() });
+      expect((await claimWalks(db, 'A', 60_000, 5)).map((r) => r.owner)).toEqual([carol]);
+      // Held by A: B gets nothing, and B's write is refused.
+      expect(await claimWalks(db, 'B', 60_000, 5)).toEqual([]);
+      expect(await updateWalk(db, { asset: TON, owner: carol }, { walk: null, backfillDone: true, error: null, now: Date.now(), claimedBy: 'B' })).toBe(false);
+      expect(await getTracked(db, { asset: TON, owner: carol })).toMatchObject({ pending: 1n, walk_lt: state.lastTxLt, claimed_by: 'A' });
+      // A's page commits and gives the claim back; B may take the entry.
+      expect(await updateWalk(db, { asset: TON, owner: carol }, { walk: { lt: 1n, hash: state.lastTxHash }, error: null, now: Date.now(), claimedBy: 'A' })).toBe(true);
+      expect(await getTracked(db, { asset: TON, owner: carol })).toMatchObject({ walk_lt: 1n, claimed_by: null, claim_until: null });
+      expect((await claimWalks(db, 'B', 60_000, 5)).map((r) => r.claimed_by)).toEqual(['B']);
+    } finally {
+      await dropTestStore(store);
+    }
+  });
+
+});
+
+describe.skipIf(!dialects.includes('postgres'))('backfill jobs across workers on one PostgreSQL', () => {
+  it('a worker that lost its database mid-walk: another takes the job once the claim expired and resumes from the last committed page', async () => {
+    const carol = id('carol');
+    const storeA = await openTestStore('postgres');
+    const schema = /\(schema ([a-z0-9_]+)\)/.exec(storeA.description)![1]!;
+    const storeB = await openStore({ databaseUrl: PG_URL, pgSchema: schema, pgPoolSize: 4 });
+    const workers: Backfill[] = [];
+    let release: () => void = () => {};
+    try {
+      const state = await devnet.chain.getAccountState(carol);
+      await insertTracked(asDb(storeA.db), { asset: TON, owner: carol, contract: carol, walkFrom: { lt: state.lastTxLt, hash: state.lastTxHash }, now: Date.now() });
+      // A fetches one page, then its second request hangs; meanwhile it loses its database.
+      const hanging = new Promise<void>((resolve) => (release = resolve));
+      let callsA = 0;
+      const sourceA = beforeGetTransactions(devnet.chain, async () => {
+        if (++callsA >= 2) await hanging;
+      });
+      const a = new Backfill({ store: storeA, source: sourceA, logger, concurrency: 1, now: Date.now, workerId: 'A', leaseMs: 1500, pollIntervalMs: 100 });
+      workers.push(a);
+      a.start();
+      await until('A to hang on its second page', async () => callsA >= 2);
+      const committed = (await getTracked(asDb(storeB.db), { asset: TON, owner: carol }))!;
+      expect(committed).toMatchObject({ claimed_by: 'A', pending: 1n });
+      expect(committed.walk_lt).not.toBe(state.lastTxLt);
+      await storeA.close();
+
+      const asked: bigint[] = [];
+      const sourceB = beforeGetTransactions(devnet.chain, async (args) => void asked.push(args[1]));
+      const b = new Backfill({ store: storeB, source: sourceB, logger, concurrency: 1, now: Date.now, workerId: 'B', leaseMs: 1500, pollIntervalMs: 100 });
+      workers.push(b);
+      b.start();
+      await until('B to finish the walk', async () => (await getTracked(asDb(storeB.db), { asset: TON, owner: carol }))?.backfill_done === 1n);
+      // B started where A's last committed page left the walk, not from the top.
+      expect(asked[0]).toBe(committed.walk_lt);
+      expect(await historyOf(storeB, carol)).toEqual(await truthOf(carol));
+      const audit = await new IndexerQueries(storeB, devnet.chain).audit({ asset: TON, owner: carol });
+      expect(audit).toMatchObject({ difference: '0', reconciled: true, missing_transactions: [] });
+      // A wakes up: its page cannot be written (its pool is gone), the finished job stays finished.
+      release();
+      await a.stop();
+      expect(await getTracked(asDb(storeB.db), { asset: TON, owner: carol })).toMatchObject({ backfill_done: 1n, pending: 0n, walk_lt: null, claimed_by: null });
+    } finally {
+      release();
+      for (const w of workers) await w.stop().catch(() => {});
+      await dropTestStore(storeB);
+    }
   }, 60_000);
 });

@@ -3,13 +3,18 @@
 // Every step writes its transactions and the walk's next position in one database transaction, so
 // a restart resumes where it stopped. Walks also fill holes: after live tracking missed events
 // (`resync`), a walk from the current state stops where the processed chain is whole again.
+// Walks are claimed jobs (claims.ts): with many workers on one database each entry is walked by one
+// worker at a time, and a dead worker's entries are resumed by another once its claims expire.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { AccountId, TransactionModel } from '../chain/model.js';
 import { MAX_TRANSACTIONS_PER_CALL, type ChainSource } from '../chain/source.js';
 import type { Store } from '../store/db.js';
 import { extract, type Extraction, type Role } from './extract.js';
 import type { IndexerMetrics } from './metrics.js';
-import { asDb, firstMissingBelow, pendingWalks, processedLts, recordWalkError, updateWalk, writeExtractions } from './store.js';
+import { claimWalks, releaseAllClaims, releaseClaim, renewClaims } from './claims.js';
+import { asDb, firstMissingBelow, processedLts, recordWalkError, updateWalk, writeExtractions, type EntryKey } from './store.js';
 import type { TrackedRow } from './tables.js';
 
 export interface BackfillOptions {
@@ -24,6 +29,15 @@ export interface BackfillOptions {
   /** Safety-net poll for work when nothing woke the worker. */
   pollIntervalMs?: number;
   now: () => number;
+  /** This worker's name in claims (default host:pid:random). */
+  workerId?: string;
+  /** How long a claim on an entry holds unrenewed (default 60 s): a dead worker's walks resume after it. */
+  leaseMs?: number;
+}
+
+/** The entry's claim passed to another worker (this one stalled past the lease): the page is not written. */
+class LostClaimError extends Error {
+  override name = 'LostClaimError';
 }
 
 /** The chain returned something that does not continue the walk: never write it. */
@@ -35,15 +49,22 @@ export class Backfill {
   private running = false;
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
-  private readonly inFlight = new Set<string>();
-  /** Entries whose last step failed, with when they may be retried. */
-  private readonly retryAt = new Map<string, number>();
+  /** Entries being walked here, by `asset|owner`. */
+  private readonly inFlight = new Map<string, EntryKey>();
+  readonly workerId: string;
+  private readonly leaseMs: number;
+  private heartbeat: NodeJS.Timeout | null = null;
 
-  constructor(private readonly opts: BackfillOptions) {}
+  constructor(private readonly opts: BackfillOptions) {
+    this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+  }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.heartbeat = setInterval(() => void this.renew(), this.leaseMs / 4);
+    this.heartbeat.unref();
     this.loop = this.run();
   }
 
@@ -51,6 +72,21 @@ export class Backfill {
     this.running = false;
     this.wakeUp?.();
     await this.loop;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    // Walks stopped between pages: other workers may resume them at once.
+    await releaseAllClaims(asDb(this.opts.store.db), this.workerId).catch((err) => this.opts.logger.warn({ err }, 'backfill: releasing claims failed; they expire on their own'));
+  }
+
+  /** Keeps the claims of the entries being walked (a slow chain source may take long for a page). */
+  private async renew(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    try {
+      const lost = await renewClaims(asDb(this.opts.store.db), this.workerId, this.leaseMs, [...this.inFlight.values()]);
+      if (lost.length > 0) this.opts.logger.warn({ lost }, 'backfill: claims taken over by another worker; their pages here will not be written');
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'backfill: renewing claims failed');
+    }
   }
 
   /** New work was queued (a new entry, a resync request). */
@@ -79,15 +115,13 @@ export class Backfill {
       try {
         const free = this.opts.concurrency - this.inFlight.size;
         if (free > 0) {
-          const rows = await pendingWalks(asDb(this.opts.store.db), this.opts.concurrency * 2 + this.retryAt.size);
-          const now = Date.now();
+          const rows = await claimWalks(asDb(this.opts.store.db), this.workerId, this.leaseMs, free);
           for (const row of rows) {
             const id = `${row.asset}|${row.owner}`;
-            if (this.inFlight.has(id) || (this.retryAt.get(id) ?? 0) > now) continue;
-            if (this.inFlight.size >= this.opts.concurrency) break;
-            this.inFlight.add(id);
+            if (this.inFlight.has(id)) continue;
+            this.inFlight.set(id, { asset: row.asset, owner: row.owner });
             started++;
-            const work = this.step(row, id).finally(() => {
+            const work = this.step(row).finally(() => {
               this.inFlight.delete(id);
               workers.delete(work);
               this.wakeUp?.();
@@ -104,7 +138,7 @@ export class Backfill {
   }
 
   /** One page of one entry's walk. Failures are recorded on the entry and retried later. */
-  private async step(row: TrackedRow, id: string): Promise<void> {
+  private async step(row: TrackedRow): Promise<void> {
     const key = { asset: row.asset, owner: row.owner };
     const db = asDb(this.opts.store.db);
     try {
@@ -113,13 +147,17 @@ export class Backfill {
       } else {
         await this.walkPage(row, { lt: BigInt(row.walk_lt), hash: row.walk_hash });
       }
-      this.retryAt.delete(id);
     } catch (err) {
+      if (err instanceof LostClaimError) {
+        this.opts.logger.warn({ asset: row.asset, owner: row.owner }, err.message);
+        return;
+      }
       const message = err instanceof Error ? err.message : String(err);
       this.opts.logger.warn({ err, asset: row.asset, owner: row.owner, contract: row.contract }, 'backfill step failed; will retry');
       this.opts.metrics?.backfillErrors.inc();
-      this.retryAt.set(id, Date.now() + (this.opts.retryDelayMs ?? 5_000));
       await recordWalkError(db, key, message, this.opts.now()).catch(() => {});
+      // Claimable again (by any worker) once the retry delay has passed.
+      await releaseClaim(db, this.workerId, key, this.opts.retryDelayMs ?? 5_000).catch(() => {});
     }
   }
 
@@ -127,7 +165,9 @@ export class Backfill {
   private async startResync(row: TrackedRow): Promise<void> {
     const state = await this.opts.source.getAccountState(row.contract);
     const walk = state.lastTxLt > 0n ? { lt: state.lastTxLt, hash: state.lastTxHash } : null;
-    await updateWalk(asDb(this.opts.store.db), row, { walk, resync: false, error: null, now: this.opts.now() });
+    if (!(await updateWalk(asDb(this.opts.store.db), row, { walk, resync: false, error: null, now: this.opts.now(), claimedBy: this.workerId }))) {
+      throw new LostClaimError('backfill: the claim passed to another worker before the resync started here');
+    }
   }
 
   private async walkPage(row: TrackedRow, from: { lt: bigint; hash: string }): Promise<void> {
@@ -150,7 +190,10 @@ export class Backfill {
       const last = txs[txs.length - 1]!;
       // Met a processed transaction: continue below the part of the chain that is already whole.
       const next = met ? await firstMissingBelow(db, role, met.lt, met.hash) : last.prevLt === 0n ? null : { lt: last.prevLt, hash: last.prevHash };
-      await updateWalk(db, role, { walk: next, backfillDone: next === null, error: null, now: this.opts.now() });
+      // Fenced: a worker whose claim passed to another (it stalled past the lease) writes nothing.
+      if (!(await updateWalk(db, role, { walk: next, backfillDone: next === null, error: null, now: this.opts.now(), claimedBy: this.workerId }))) {
+        throw new LostClaimError('backfill: the claim passed to another worker during the page; rolled back');
+      }
       this.opts.metrics?.backfillTransactions.inc(fresh.length);
     });
   }

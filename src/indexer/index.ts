@@ -23,6 +23,7 @@ export const indexerComponent: ComponentFactory = (ctx) => {
     logger: ctx.logger,
     metrics,
     backfillConcurrency: ctx.config.indexerBackfillConcurrency,
+    backfillLeaseMs: ctx.config.workerLeaseSeconds * 1000,
     now: ctx.now,
   });
   const queries = new IndexerQueries(ctx.store, ctx.source, ctx.now);

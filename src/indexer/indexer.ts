@@ -25,6 +25,8 @@ export interface IndexerOptions {
   logger: Logger;
   metrics?: IndexerMetrics;
   backfillConcurrency: number;
+  /** How long a backfill worker's claim on an entry holds unrenewed (default 60 s). */
+  backfillLeaseMs?: number;
   now: () => number;
   /** Name of the durable consumer (its cursor is `consumer:<name>`). */
   consumerName?: string;
@@ -60,6 +62,7 @@ export class Indexer {
       logger: opts.logger,
       metrics: opts.metrics,
       concurrency: opts.backfillConcurrency,
+      leaseMs: opts.backfillLeaseMs,
       now: opts.now,
     });
   }

@@ -89,4 +89,14 @@ export const indexerMigrations: NamedMigration[] = [
         .execute();
     },
   },
+  {
+    name: 'indexer_003_backfill_claims',
+    async up(db: Kysely<any>) {
+      // Backfill walks are jobs claimed by one worker at a time (many processes on one PostgreSQL):
+      // the claim holds until `claim_until`, renewed while a page is fetched, and every page commits
+      // only while the claim is still its worker's.
+      await db.schema.alterTable('indexer_tracked').addColumn('claimed_by', 'text').execute();
+      await db.schema.alterTable('indexer_tracked').addColumn('claim_until', 'bigint').execute();
+    },
+  },
 ];

@@ -189,10 +189,13 @@ export interface WalkUpdate {
   backfillDone?: boolean;
   error: string | null;
   now: number;
+  /** Only while this backfill worker holds the entry's claim, which the update gives back. */
+  claimedBy?: string;
 }
 
-export async function updateWalk(db: Db, key: EntryKey, u: WalkUpdate): Promise<void> {
-  await db
+/** Updates an entry's walk; returns false when `claimedBy` no longer holds it (nothing written). */
+export async function updateWalk(db: Db, key: EntryKey, u: WalkUpdate): Promise<boolean> {
+  const r = await db
     .updateTable('indexer_tracked')
     .set((eb) => ({
       walk_lt: u.walk?.lt ?? null,
@@ -203,10 +206,13 @@ export async function updateWalk(db: Db, key: EntryKey, u: WalkUpdate): Promise<
       ...(u.backfillDone ? { backfill_done: 1n } : {}),
       error: u.error,
       updated_at: BigInt(u.now),
+      ...(u.claimedBy !== undefined ? { claimed_by: null, claim_until: null } : {}),
     }))
     .where('asset', '=', key.asset)
     .where('owner', '=', key.owner)
-    .execute();
+    .$if(u.claimedBy !== undefined, (q) => q.where('claimed_by', '=', u.claimedBy!))
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
 }
 
 export async function recordWalkError(db: Db, key: EntryKey, error: string, now: number): Promise<void> {

@@ -12,6 +12,9 @@ export interface TrackedRow {
   error: string | null;
   created_at: bigint;
   updated_at: bigint;
+  /** The backfill worker walking it (claims.ts), and until when its claim holds (ms); null when unclaimed. */
+  claimed_by: string | null;
+  claim_until: bigint | null;
 }
 
 export interface TransactionRow {

@@ -4,10 +4,12 @@
 // makes a key block naming the new set, and a restart continues the same chain.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { Cell, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBlock } from '../decode/block.js';
@@ -153,5 +155,19 @@ describe('devnet blocks', () => {
     expect(info.prevKeyBlockSeqno).toBe(head.seqno - 1);
     expect(verifySigned(archive, next.seqno, configOfKeyBlock(rotationKey.root)).signers).toBe(4);
     expect(block.state).not.toBeNull();
+  });
+
+  it('a data dir from before real blocks (blocks without BoCs) is refused at start, saying what to do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tonwatch-devnet-old-'));
+    try {
+      const db = new Database(join(dir, 'devnet.sqlite'));
+      db.exec(`CREATE TABLE blocks (workchain INTEGER NOT NULL, seqno INTEGER NOT NULL, shard TEXT NOT NULL, root_hash TEXT NOT NULL,
+        file_hash TEXT NOT NULL, gen_utime INTEGER NOT NULL, start_lt INTEGER NOT NULL, end_lt INTEGER NOT NULL, mc_seqno INTEGER NOT NULL,
+        PRIMARY KEY (workchain, seqno))`);
+      db.close();
+      await expect(startDevnet({ dataDir: dir, manual: true })).rejects.toThrow(/blocks were not real TON blocks.*Remove its directory/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

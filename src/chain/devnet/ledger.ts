@@ -13,7 +13,7 @@ import type { SignatureSet } from '../liteserver/tl/lite-types.js';
 import type { AccountId } from '../model.js';
 import { loadBlock, type Block } from '../tlb/block.js';
 import type { ExtBlkRef } from '../tlb/ext-blk-ref.js';
-import { HashmapCache } from '../tlb/hashmap.js';
+import { HashmapCache, sortByKey } from '../tlb/hashmap.js';
 import { NO_SHARD_FEES } from '../tlb/mc-block-extra.js';
 import { buildOldMcBlocks, storeMcStateExtra, type KeyMaxLt, type OldMcBlock } from '../tlb/mc-state-extra.js';
 import type { ShardHashes } from '../tlb/shard-descr.js';
@@ -79,29 +79,61 @@ export interface LedgerRecord {
 
 /** One chain's side of the ledger: its accounts (one entry object per account, replaced when it changes) and top. */
 class Workchain {
+  /** The accounts sorted by address, as the dictionary takes them (sorting a sorted list is linear). */
+  private sorted: ShardAccountEntry[];
+
   constructor(
     readonly workchain: number,
     readonly accounts: Map<bigint, ShardAccountEntry>,
     public top: ChainTop,
-    /** The ShardAccounts subtrees of the last build, reused for the accounts a block did not change. */
+    /** The ShardAccounts subtrees of earlier builds, reused for the accounts a block did not change. */
     readonly cache = new HashmapCache<DepthBalance>(),
-  ) {}
-
-  /** The accounts after `changes` (null: the account left the state); unchanged entries stay the same objects. */
-  after(changes: Map<bigint, ShardAccountEntry | null>): ShardAccountEntry[] {
-    if (changes.size === 0) return [...this.accounts.values()];
-    const out: ShardAccountEntry[] = [];
-    for (const [address, entry] of this.accounts) if (!changes.has(address)) out.push(entry);
-    for (const entry of changes.values()) if (entry) out.push(entry);
-    return out;
+  ) {
+    this.sorted = sortByKey([...accounts.values()].map((e) => ({ key: e.address, e }))).map((k) => k.e);
   }
 
-  apply(changes: Map<bigint, ShardAccountEntry | null>): void {
+  /** The accounts after `changes` (null: the account left the state), sorted; unchanged entries stay the same objects. */
+  after(changes: Map<bigint, ShardAccountEntry | null>): ShardAccountEntry[] {
+    if (changes.size === 0) return this.sorted;
+    const out = this.sorted.slice();
+    let added = false;
+    let removed = false;
+    for (const [address, entry] of changes) {
+      const at = indexOf(out, address);
+      if (at >= 0) {
+        if (entry) out[at] = entry;
+        else (out[at] = undefined as unknown as ShardAccountEntry), (removed = true);
+      } else if (entry) {
+        out.push(entry);
+        added = true;
+      }
+    }
+    const kept = removed ? out.filter((e) => e !== undefined) : out;
+    return added ? kept.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0)) : kept;
+  }
+
+  /** Makes `after(changes)` (its result passed back) the chain's accounts. */
+  apply(changes: Map<bigint, ShardAccountEntry | null>, sorted: ShardAccountEntry[]): void {
     for (const [address, entry] of changes) {
       if (entry) this.accounts.set(address, entry);
       else this.accounts.delete(address);
     }
+    this.sorted = sorted;
   }
+}
+
+/** Position of `address` in entries sorted by address, or -1. */
+function indexOf(sorted: ShardAccountEntry[], address: bigint): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const a = sorted[mid]!.address;
+    if (a === address) return mid;
+    if (a < address) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 function accountKey(id: AccountId): { workchain: number; address: bigint } {
@@ -331,8 +363,8 @@ export class DevnetLedger {
       commit: () => {
         if (committed) return;
         committed = true;
-        this.base.apply(changes.get(BASECHAIN)!);
-        this.master.apply(changes.get(MASTERCHAIN)!);
+        this.base.apply(changes.get(BASECHAIN)!, base);
+        this.master.apply(changes.get(MASTERCHAIN)!, master);
         this.base.top = shardTop;
         this.master.top = mcNewTop;
         this.remember(shardTop);

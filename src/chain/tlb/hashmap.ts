@@ -69,14 +69,29 @@ interface Keyed<X, Y> {
  * Lets a map that changes a little between builds (a shard's accounts, block to block) reuse the cells of
  * every subtree whose values are the same objects as last time. Values are compared by identity: replace
  * a value's object when it changes. A map that loses an entry is rebuilt in full.
+ *
+ * The subtree cells of every build are kept, not only those the last build visited: a subtree reused whole
+ * last time must still find its parts when one of its entries changes now (else each change would rebuild
+ * the whole reused subtree around it, and a long-lived map would degrade to full rebuilds). Cells of ranges
+ * that no longer exist (an entry was added inside) are dropped by an occasional full rebuild.
  */
 export class HashmapCache<Y> {
   private values = new Set<unknown>();
   private keys = new Set<bigint>();
   private cells = new Map<string, { cell: Cell; extra: Y | undefined }>();
+  /** Each value's key as binary digits, so unchanged entries are not converted again every build. */
+  private readonly bits = new WeakMap<object, string>();
 
   /** @internal */
-  begin(entries: HashmapEntry<unknown, Y>[]): { changed: Int32Array; reuse: boolean } {
+  keyBitsOf(entry: HashmapEntry<unknown, Y>, n: number): string {
+    if (typeof entry.value !== 'object' || entry.value === null) return keyBits(entry.key, n);
+    let bits = this.bits.get(entry.value);
+    if (bits === undefined) this.bits.set(entry.value, (bits = keyBits(entry.key, n)));
+    return bits;
+  }
+
+  /** @internal */
+  begin(entries: HashmapEntry<unknown, Y>[]): { changed: Int32Array; cells: Map<string, { cell: Cell; extra: Y | undefined }> } {
     const changed = new Int32Array(entries.length + 1);
     const present = new Set<bigint>();
     entries.forEach((e, i) => {
@@ -85,16 +100,12 @@ export class HashmapCache<Y> {
     });
     let reuse = true;
     for (const key of this.keys) if (!present.has(key)) reuse = false;
+    // An entry gone changes ranges no key names: start over. Ranges an added entry changed stay behind
+    // unused; a map of twice the live ones (≈ 2 per entry) is swept by starting over (amortised, rare).
+    if (!reuse || this.cells.size > 4 * entries.length + 64) this.cells = new Map();
     this.values = new Set(entries.map((e) => e.value));
     this.keys = present;
-    return { changed, reuse };
-  }
-
-  /** @internal */
-  swap(next: Map<string, { cell: Cell; extra: Y | undefined }>): Map<string, { cell: Cell; extra: Y | undefined }> {
-    const prev = this.cells;
-    this.cells = next;
-    return prev;
+    return { changed, cells: this.cells };
   }
 }
 
@@ -104,8 +115,8 @@ interface Build<X, Y> {
   codec: HashmapCodec<X, Y>;
   /** Entries changed since the cache's last build, as prefix sums over `keyed`. */
   changed?: Int32Array;
-  prev?: Map<string, { cell: Cell; extra: Y | undefined }>;
-  next?: Map<string, { cell: Cell; extra: Y | undefined }>;
+  /** The cache's subtree cells by range (depth, first and last key, count), updated as this build goes. */
+  cells?: Map<string, { cell: Cell; extra: Y | undefined }>;
 }
 
 /**
@@ -120,31 +131,27 @@ export function storeHashmap<X, Y>(
   cache?: HashmapCache<Y>,
 ): Y | undefined {
   if (entries.length === 0) throw new Error('a Hashmap (not HashmapE) has at least one entry');
-  const build: Build<X, Y> = { keyed: entries.map((entry) => ({ bits: keyBits(entry.key, n), entry })), n, codec };
+  const bitsOf = cache ? (entry: HashmapEntry<X, Y>) => cache.keyBitsOf(entry, n) : (entry: HashmapEntry<X, Y>) => keyBits(entry.key, n);
+  const build: Build<X, Y> = { keyed: entries.map((entry) => ({ bits: bitsOf(entry), entry })), n, codec };
   if (cache) {
-    const { changed, reuse } = cache.begin(entries);
+    const { changed, cells } = cache.begin(entries);
     build.changed = changed;
-    build.next = new Map();
-    const prev = cache.swap(build.next);
-    if (reuse) build.prev = prev;
+    build.cells = cells;
   }
   return storeEdge(b, build, 0, entries.length, 0);
 }
 
 /** A child edge in its own cell, reused from the previous build when none of its entries changed. */
 function edgeCell<X, Y>(build: Build<X, Y>, lo: number, hi: number, depth: number): { cell: Cell; extra: Y | undefined } {
-  const key = build.next ? `${depth}:${build.keyed[lo]!.bits}:${build.keyed[hi - 1]!.bits}:${hi - lo}` : '';
-  if (build.prev && build.changed![hi] === build.changed![lo]) {
-    const hit = build.prev.get(key);
-    if (hit) {
-      build.next!.set(key, hit);
-      return hit;
-    }
+  const key = build.cells ? `${depth}:${build.keyed[lo]!.bits}:${build.keyed[hi - 1]!.bits}:${hi - lo}` : '';
+  if (build.cells && build.changed![hi] === build.changed![lo]) {
+    const hit = build.cells.get(key);
+    if (hit) return hit;
   }
   const b = beginCell();
   const extra = storeEdge(b, build, lo, hi, depth);
   const made = { cell: b.endCell(), extra };
-  build.next?.set(key, made);
+  build.cells?.set(key, made);
   return made;
 }
 

@@ -1,5 +1,6 @@
 // Round trips of the state storers on real mainnet state proofs (test/fixtures/mainnet/proofs): the parts a
 // proof prunes stay cells, so load → store gives the same hash as the proven state.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Address, beginCell, Cell, storeAccount, type Builder } from '@ton/core';
 import { describe, expect, it } from 'vitest';
@@ -68,6 +69,32 @@ describe('ShardStateUnsplit and McStateExtra round-trip real states', () => {
     // Unchanged subtrees are the very cells of the previous build.
     const before = storeShardAccounts(entries, cache).cell;
     expect(storeShardAccounts(entries, cache).cell.refs[0]!.refs[0]).toBe(before.refs[0]!.refs[0]);
+  });
+
+  it('a long-lived cache: 60 rounds of changes and additions give a full build’s cell, rebuild only what changed, stay bounded', () => {
+    const account = beginCell().storeBit(0).endCell();
+    const entry = (address: bigint, coins: bigint) => ({ address, account, lastTransHash: Buffer.alloc(32), lastTransLt: coins, splitDepth: 0, balance: { coins } });
+    const address = (i: number) => BigInt(`0x${createHash('sha256').update(`cache/${i}`).digest('hex')}`);
+    const cache = new HashmapCache<DepthBalance>();
+    const entries = new Map(Array.from({ length: 200 }, (_, i) => [address(i), entry(address(i), BigInt(i))]));
+    let previous = storeShardAccounts([...entries.values()], cache).cell;
+    for (let round = 1; round <= 60; round++) {
+      // three accounts change (spread over the map), and every third round one is added
+      for (const k of [round * 7, round * 13 + 1, round * 29 + 2]) {
+        const key = [...entries.keys()][k % entries.size]!;
+        entries.set(key, entry(key, BigInt(round * 1000 + k)));
+      }
+      if (round % 3 === 0) entries.set(address(1000 + round), entry(address(1000 + round), 1n));
+      const built = storeShardAccounts([...entries.values()], cache).cell;
+      expect(hex(built)).toBe(hex(storeShardAccounts([...entries.values()]).cell));
+      // cells new in this build: the paths to the changed accounts, not the whole map (≈ 2 cells per entry)
+      const seen = new Set<Cell>();
+      const fresh = (c: Cell): number => (seen.has(c) ? 0 : (seen.add(c), 1 + c.refs.reduce((n, r) => n + fresh(r), 0)));
+      fresh(previous);
+      expect(fresh(built)).toBeLessThan(4 * 12);
+      previous = built;
+    }
+    expect((cache as unknown as { cells: Map<string, unknown> }).cells.size).toBeLessThanOrEqual(4 * entries.size + 64);
   });
 
   it('shardAccountEntryOf keeps the Account cell and reads its balance', () => {

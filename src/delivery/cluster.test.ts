@@ -1,0 +1,278 @@
+// Many delivery workers on one PostgreSQL schema, delivering to a real loopback receiver: three
+// engines in this process (each its own pool), then three worker processes of which two are
+// killed with SIGKILL while a delivery of theirs is at the receiver. Every webhook arrives, the
+// first arrivals of each ordering key come in order, and a repeat carries its first attempt's
+// webhook-id and Idempotency-Key; a killed worker's keys are resumed only once its lease expired.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { allMigrations } from '../components.js';
+import { openStore, type Store } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+import { dialects, dropTestStore, PG_URL, uniqueSchema } from '../../test/support/stores.js';
+import { Receiver, until, type ReceivedRequest } from '../../test/support/webhooks.js';
+import { ROOT } from '../../test/support/service.js';
+import { DeliveryEngine } from './engine.js';
+import { KeyLeases } from './leases.js';
+import { deliveryDb } from './tables.js';
+import type { DeliveryIntent } from './types.js';
+
+const TIMEOUT_MS = 500;
+const LEASE_MS = 3000;
+
+interface Body {
+  key: string;
+  seq: number;
+}
+
+/** `keys` ordered keys of `perKey` deliveries each, interleaved, plus `unordered` ones. */
+function intents(endpointId: number, keys: number, perKey: number, unordered: number): DeliveryIntent[] {
+  const out: DeliveryIntent[] = [];
+  for (let seq = 0; seq < perKey; seq++) {
+    for (let k = 0; k < keys; k++) out.push({ endpointId, orderingKey: `k${k}`, eventType: 'account_tx', body: { key: `k${k}`, seq } });
+  }
+  for (let seq = 0; seq < unordered; seq++) out.push({ endpointId, orderingKey: null, eventType: 'mempool', body: { key: 'unordered', seq } });
+  return out;
+}
+
+const workerOf = (r: ReceivedRequest) => String(r.headers['user-agent']).split(' ')[1] ?? '?';
+
+/**
+ * Checks what the receiver got against what was enqueued; returns the number of repeats. Every
+ * body at least once, all receipts of one body with one webhook-id and Idempotency-Key, and per
+ * ordered key the first receipts in enqueue order.
+ */
+function checkReceipts(requests: readonly ReceivedRequest[], expected: readonly DeliveryIntent[]): number {
+  const byBody = new Map<string, ReceivedRequest[]>();
+  for (const r of requests) {
+    let list = byBody.get(r.body);
+    if (!list) byBody.set(r.body, (list = []));
+    list.push(r);
+  }
+  const missing = expected.filter((i) => !byBody.has(JSON.stringify(i.body)));
+  expect(missing.map((i) => i.body)).toEqual([]);
+  expect(byBody.size).toBe(expected.length);
+  for (const list of byBody.values()) {
+    expect(new Set(list.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(new Set(list.map((r) => r.headers['idempotency-key'])).size).toBe(1);
+  }
+  const next = new Map<string, number>();
+  for (const r of requests) {
+    const body = JSON.parse(r.body) as Body;
+    if (body.key === 'unordered') continue;
+    const due = next.get(body.key) ?? 0;
+    // A repeat (seq below the next one due) is allowed; a first receipt must be the next in order.
+    if (body.seq >= due) {
+      expect({ key: body.key, seq: body.seq }).toEqual({ key: body.key, seq: due });
+      next.set(body.key, due + 1);
+    }
+  }
+  return requests.length - byBody.size;
+}
+
+async function outboxStates(store: Store): Promise<Record<string, number>> {
+  const rows = await deliveryDb(store.db).selectFrom('delivery_outbox').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('state').execute();
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+}
+
+describe.skipIf(!dialects.includes('postgres'))('delivery across workers on one PostgreSQL', () => {
+  let schema: string;
+  const stores: Store[] = [];
+  const engines: DeliveryEngine[] = [];
+  const children: ChildProcess[] = [];
+  let receiver: Receiver;
+
+  async function openShared(): Promise<Store> {
+    const store = await openStore({ databaseUrl: PG_URL, pgSchema: schema, pgPoolSize: 4 });
+    stores.push(store);
+    return store;
+  }
+
+  /** A fresh schema, migrated, with one endpoint at the receiver. */
+  async function setup(): Promise<{ store: Store; endpointId: number }> {
+    schema = uniqueSchema('cluster');
+    const store = await openShared();
+    await migrate(store, allMigrations);
+    receiver = await new Receiver().listen(0);
+    const endpoint = await new DeliveryEngine({ store, allowLoopback: true }).createEndpoint({ producer: 'test', owner: 'key-1', url: receiver.url });
+    return { store, endpointId: endpoint.id };
+  }
+
+  function engineOn(store: Store, name: string): DeliveryEngine {
+    const engine = new DeliveryEngine({ store, allowLoopback: true, timeoutMs: TIMEOUT_MS, leaseMs: LEASE_MS, pollIntervalMs: 200, workerId: name, userAgent: `tonwatch-webhooks/test ${name}` });
+    engines.push(engine);
+    return engine;
+  }
+
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const engine of engines.splice(0)) await engine.stop();
+    await receiver?.close();
+    const [first, ...rest] = stores.splice(0);
+    for (const s of rest) await s.close();
+    if (first) await dropTestStore(first);
+  });
+
+  it('leases: one holder per key, taken over only once expired, renewals tell a lost key', async () => {
+    const { store } = await setup();
+    const other = await openShared();
+    const a = new KeyLeases(store.db, 'a', 1500);
+    const b = new KeyLeases(other.db, 'b', 1500);
+    const key = { key: '1|k', endpointId: 1, orderingKey: 'k' };
+    expect([...(await a.claim([key])).fresh]).toEqual(['1|k']);
+    expect(a.holds('1|k')).toBe(true);
+    const byB = await b.claim([key]);
+    expect(byB.fresh.size + byB.resumed.size).toBe(0);
+    expect(b.holds('1|k')).toBe(false);
+    // a's own claim again continues its lease (not fresh: the row was there).
+    expect([...(await a.claim([key])).resumed]).toEqual(['1|k']);
+    // No pending delivery of the key: an expired lease is deleted rather than taken over.
+    await until(async () => !a.holds('1|k'), 5000, "a's lease to run out");
+    await until(async () => Number((await sql<{ n: string }>`select count(*) as n from delivery_leases where expires_at < (extract(epoch from clock_timestamp()) * 1000)::bigint`.execute(store.db)).rows[0]!.n) === 1, 5000, 'the lease to expire in the store');
+    expect(await b.takeExpired(10)).toEqual([]);
+    expect((await sql`select * from delivery_leases`.execute(store.db)).rows).toEqual([]);
+    // b claims the free key; a, renewing, learns it lost it.
+    expect([...(await b.claim([key])).fresh]).toEqual(['1|k']);
+    expect(await a.renew(['1|k'])).toEqual(['1|k']);
+    expect(await b.renew(['1|k'])).toEqual([]);
+  });
+
+  it('three engines share the keys: each webhook exactly once, in order per key; a stopped engine hands its keys over at once', async () => {
+    const { store, endpointId } = await setup();
+    const names = ['e1', 'e2', 'e3'];
+    for (const name of names) await engineOn(await openShared(), name).start();
+    // Each key's first delivery goes to one engine directly (notify), so the keys spread over all three.
+    const all = intents(endpointId, 12, 30, 20);
+    const batches = [...all.slice(0, 12).map((intent) => [intent]), ...Array.from({ length: Math.ceil((all.length - 12) / 50) }, (_, i) => all.slice(12 + i * 50, 12 + (i + 1) * 50))];
+    for (const [i, batch] of batches.entries()) {
+      const engine = engines[i % 3]!;
+      const receipt = await store.db.transaction().execute((trx) => engine.enqueue(trx, batch));
+      engine.notify(receipt);
+    }
+    await until(() => receiver.requests.length >= all.length / 3, 30_000, 'a third delivered');
+    // A clean stop releases the leases: the others resume its keys without waiting for expiry.
+    await engines[0]!.stop();
+    await until(async () => (await outboxStates(store)).pending === undefined, 30_000, 'every delivery recorded');
+    const repeats = checkReceipts(receiver.requests, all);
+    expect(repeats).toBe(0);
+    expect(new Set(receiver.requests.map(workerOf)).size).toBe(3);
+    expect(await outboxStates(store)).toEqual({ delivered: all.length });
+  }, 60_000);
+
+  it('workers started later get a share of the keys: the first one gives the excess away, nothing repeated', async () => {
+    const { store, endpointId } = await setup();
+    receiver.respond = () => ({ status: 200, delayMs: 20 });
+    const first = engineOn(await openShared(), 'e1');
+    await first.start();
+    const all = intents(endpointId, 18, 150, 0);
+    const receipt = await store.db.transaction().execute((trx) => first.enqueue(trx, all));
+    first.notify(receipt);
+    await until(() => receiver.requests.length >= 18, 10_000, 'e1 delivering');
+    for (const name of ['e2', 'e3']) await engineOn(await openShared(), name).start();
+    await until(async () => (await outboxStates(store)).pending === undefined, 60_000, 'every delivery recorded');
+    expect(checkReceipts(receiver.requests, all)).toBe(0);
+    const byWorker = new Map<string, number>();
+    for (const r of receiver.requests) byWorker.set(workerOf(r), (byWorker.get(workerOf(r)) ?? 0) + 1);
+    console.log(`rebalanced: deliveries per worker ${JSON.stringify(Object.fromEntries(byWorker))}`);
+    expect([...byWorker.keys()].sort()).toEqual(['e1', 'e2', 'e3']);
+  }, 90_000);
+
+  it('changes made through another node reach the worker holding the keys: new URL, back-online after a 410', async () => {
+    const { store, endpointId } = await setup();
+    const [e1, e2] = [engineOn(await openShared(), 'e1'), engineOn(await openShared(), 'e2')];
+    await e1.start();
+    await e2.start();
+    receiver.respond = () => ({ status: 410 });
+    const all = intents(endpointId, 1, 3, 0);
+    const receipt = await store.db.transaction().execute((trx) => e2.enqueue(trx, all));
+    e2.notify(receipt);
+    await until(async () => (await e1.getEndpoint(endpointId))?.status === 'suspended', 10_000, 'the endpoint suspended in the store');
+    expect(receiver.requests.map(workerOf)).toEqual(['e2']);
+    // The API node (e1) holds none of the keys; e2 learns both changes from the store.
+    const moved = await new Receiver().listen(0);
+    try {
+      await e1.updateEndpointUrl(endpointId, moved.url);
+      await e1.backOnline(endpointId);
+      await moved.waitFor(3, 20_000);
+      expect(moved.requests.map(workerOf)).toEqual(['e2', 'e2', 'e2']);
+      expect(moved.bodies()).toEqual(all.map((i) => i.body));
+      expect(moved.requests[0]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
+    } finally {
+      await moved.close();
+    }
+  }, 40_000);
+
+  it('worker processes killed mid-delivery: another resumes their keys after the lease expired, repeats keep their ids', async () => {
+    const { store, endpointId } = await setup();
+    const spawnWorker = async (name: string): Promise<ChildProcess> => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/delivery-worker.ts')], {
+        cwd: ROOT,
+        env: { ...process.env, WORKER_DATABASE_URL: PG_URL, WORKER_SCHEMA: schema, WORKER_NAME: name, WORKER_TIMEOUT_MS: String(TIMEOUT_MS), WORKER_LEASE_MS: String(LEASE_MS) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      children.push(child);
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+        child.once('exit', (code, signal) => reject(new Error(`worker ${name} exited (${code ?? signal}) before it was ready`)));
+      });
+      return child;
+    };
+    const workers = new Map<string, ChildProcess>();
+    for (const name of ['w1', 'w2', 'w3']) workers.set(name, await spawnWorker(name));
+    // Once armed, the next request's worker is the victim: it gets no answer, its attempt is cut and never recorded.
+    let armed = false;
+    let victim: string | null = null;
+    receiver.respond = (r) => {
+      if (armed && victim === null) victim = workerOf(r);
+      return { status: 200, delayMs: workerOf(r) === victim ? 10_000 : 5 };
+    };
+    const all = intents(endpointId, 16, 25, 16);
+    for (let i = 0; i < all.length; i += 16) {
+      await store.db.transaction().execute((trx) => new DeliveryEngine({ store, allowLoopback: true }).enqueue(trx, all.slice(i, i + 16)));
+    }
+
+    /** Kills the worker of the next request while that request waits at the receiver for an answer; returns the request. */
+    const killMidDelivery = async () => {
+      const from = receiver.requests.length;
+      armed = true;
+      let index = -1;
+      await until(() => victim !== null && (index = receiver.requests.findIndex((r, i) => i >= from && workerOf(r) === victim)) >= 0, 30_000, 'a request to hold');
+      const name = victim!;
+      const child = workers.get(name)!;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      workers.delete(name);
+      armed = false;
+      victim = null;
+      return { name, index, body: receiver.requests[index]!.body, at: Date.now() };
+    };
+    await until(() => receiver.requests.length >= 60, 30_000, 'deliveries under way');
+    const first = await killMidDelivery();
+    workers.set('w4', await spawnWorker('w4'));
+    await until(() => receiver.requests.length >= 200, 60_000, 'more deliveries');
+    const second = await killMidDelivery();
+
+    await until(async () => (await outboxStates(store)).pending === undefined, 90_000, 'every delivery recorded');
+    const repeats = checkReceipts(receiver.requests, all);
+    console.log(`cluster delivery: ${all.length} webhooks, ${receiver.requests.length} requests, ${repeats} repeats (killed mid-delivery: ${first.name}, ${second.name})`);
+    for (const killed of [first, second]) {
+      // The attempt cut by the kill was never recorded: another worker sent it again, with the same
+      // id, and not before the dead worker's lease could have run out (renewed every quarter of it).
+      const again = receiver.requests.filter((r, i) => r.body === killed.body && i > killed.index);
+      expect(again.length).toBeGreaterThan(0);
+      expect(again[0]!.at - killed.at).toBeGreaterThanOrEqual(LEASE_MS / 2);
+    }
+    expect(await outboxStates(store)).toEqual({ delivered: all.length });
+    // The survivors stop cleanly and leave no live lease behind.
+    expect(workers.size).toBe(2);
+    for (const child of workers.values()) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    const live = await sql<{ n: string }>`select count(*) as n from delivery_leases where expires_at > 0`.execute(store.db);
+    expect(Number(live.rows[0]!.n)).toBe(0);
+  }, 180_000);
+});
