@@ -2,12 +2,15 @@
 // global config names the newest key block; `secure` trust walks getBlockProof from the first key block through
 // the second to the head with the devnet validators' real signatures; backward links from the head prove older
 // blocks; getConfigParams and getLibraries answer with proofs the trust checks accept.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js';
 import { parseGlobalConfig } from '../liteserver/config.js';
 import { tlBlockIdOf } from '../liteserver/server/block-id.js';
 import type { BlockIdExt } from '../liteserver/tl/lite-api.js';
+import { SyntheticLiteServer } from '../liteserver/testing/synthetic-server.js';
 import { AdnlClient } from '../liteserver/transport/adnl.js';
+import { AdnlServer } from '../liteserver/transport/adnl-server.js';
 import { LitePool } from '../liteserver/transport/pool.js';
 import { checkBackwardLink } from '../liteserver/trust/backward-link.js';
 import { SecureTrust } from '../liteserver/trust/secure.js';
@@ -84,5 +87,35 @@ describe('the devnet liteserver and the trust checks', () => {
     const params = checkConfigProof(reply.stateProof, reply.configProof, at.rootHash, [34]);
     expect(params.get(34)).toBeTruthy();
     expect((await ours.query('getLibraries', { libraryList: [Buffer.alloc(32, 1)] })).result).toEqual([]);
+  });
+
+  it('tests only: forward links with bad signatures from the live devnet\'s archive fail the secure walk; nothing is believed from them alone', async () => {
+    const liar = new SyntheticLiteServer(devnet.chain.archive(), { lie: { badSignatures: () => true } });
+    const server = await AdnlServer.listen({ secretKey: randomBytes(32), handler: liar });
+    const liarName = `${server.address.host}:${server.address.port}`;
+    const pool = new LitePool({ servers: [{ ...server.address, publicKey: server.publicKey }, { ...ls.address, publicKey: ls.publicKey }], headPollMs: 500 });
+    // The honest server answers 25 ms late, so the pool (fastest first) asks the liar first.
+    const methods = ls.handler.methods as Record<string, (r: unknown) => unknown>;
+    const original = { ...methods };
+    for (const [name, fn] of Object.entries(original)) methods[name] = async (r: unknown) => (await new Promise((ok) => setTimeout(ok, 25)), fn(r));
+    try {
+      await pool.waitReady(5000);
+      const trust = new SecureTrust({ pool, initBlock: keyBlocks[0]!, log: () => {} });
+      await trust.start();
+      const target = head();
+      // The liar reports the head and is asked first: its links fail. Whatever is believed is the true head
+      // (proven by the honest server, if the pool turns to it in time), never a block the liar alone vouched for.
+      const believed = await trust.offer(liarName, target);
+      if (believed) expect(believed.rootHash).toEqual(target.rootHash);
+      const report = trust.report().find((r) => r.server === liarName)!;
+      expect(report.failedProofs).toBeGreaterThan(0);
+      expect(report.lastFailure).toMatch(/signature/);
+      expect(liar.calls).toContain('getBlockProof');
+      expect(trust.status().alarm).toBeNull();
+    } finally {
+      Object.assign(methods, original);
+      await pool.close();
+      await server.close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import { readShardDescr, readShardHashes } from '../../decode/shard-hashes.js';
 import { loadBlockInfo, type BlockInfo } from '../../tlb/block-info.js';
 import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';
 import type { AccountId, BlockIdExt, LiteMethodName, LookupBlockRequest } from '../tl/lite-api.js';
+import type { SignatureSet } from '../tl/lite-types.js';
 import type { LiteServerHandler, LiteServerMethods } from '../transport/adnl-server.js';
 import { MasterchainHead } from '../transport/adnl-server.js';
 import { merkleUpdateHashes } from '../trust/merkle.js';
@@ -174,6 +175,11 @@ export class ArchiveLiteServer implements LiteServerHandler {
     return b.boc;
   }
 
+  /** The validators' signatures of a masterchain block that forward links carry. */
+  protected signatures(seqno: number): SignatureSet | null {
+    return this.archive.signatures?.(seqno) ?? null;
+  }
+
   /** The proof BoC of a method's reply, from its Merkle proof roots. */
   protected proofBoc(_method: LiteMethodName, roots: Cell[]): Buffer {
     return multiRootBoc(roots);
@@ -188,7 +194,7 @@ export class ArchiveLiteServer implements LiteServerHandler {
       exact: (id) => linked(this.exact(id)),
       at: (seqno) => linked(this.indexedMc(seqno)),
       headSeqno: () => this.head.seqno,
-      signatures: (seqno) => this.archive.signatures?.(seqno) ?? null,
+      signatures: (seqno) => this.signatures(seqno),
       stateOf,
       proofBoc: (roots) => this.proofBoc('getBlockProof', roots),
     };

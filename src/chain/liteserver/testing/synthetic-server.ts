@@ -4,6 +4,7 @@
 import { beginCell, convertToMerkleProof, type Cell } from '@ton/core';
 import type { SyntheticChain } from '../../blocks/synthetic.js';
 import type { BlockIdExt, LiteMethodName } from '../tl/lite-api.js';
+import type { SignatureSet } from '../tl/lite-types.js';
 import type { LiteServerMethods } from '../transport/adnl-server.js';
 import type { ArchivedBlock, BlockArchive } from '../server/archive.js';
 import { ArchiveLiteServer, tlBlockId, type ArchiveLiteServerOptions } from '../server/archive-server.js';
@@ -22,6 +23,8 @@ export interface LyingModes {
   withholdAbove?: number;
   /** Claim the head, yet answer 651 ("not in db") for this block. */
   withholdBlock?: (id: { workchain: number; shard: bigint; seqno: number }) => boolean;
+  /** Flip one bit of every validator signature of this masterchain block in the forward links served. */
+  badSignatures?: (seqno: number) => boolean;
 }
 
 export interface SyntheticLiteServerOptions extends ArchiveLiteServerOptions {
@@ -67,6 +70,13 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
 
   protected override withheld(id: { workchain: number; shard: bigint; seqno: number }): boolean {
     return this.lie.withholdBlock?.(id) ?? false;
+  }
+
+  protected override signatures(seqno: number): SignatureSet | null {
+    const honest = super.signatures(seqno);
+    if (!honest || !this.lie.badSignatures?.(seqno)) return honest;
+    const flip = (sig: Buffer) => Buffer.from(sig.map((byte, i) => (i === 0 ? byte ^ 1 : byte)));
+    return { ...honest, signatures: honest.signatures.map((s) => ({ ...s, signature: flip(s.signature) })) };
   }
 
   protected override blockBoc(b: ArchivedBlock): Buffer {
