@@ -188,6 +188,8 @@ export class LiteserverChain implements ChainSource {
   async getOldestAvailableSeqno(): Promise<number> {
     if (this.oldest && Date.now() - this.oldest.at < 10 * 60_000) return this.oldest.seqno;
     const head = (await this.getMasterchainHead()).seqno;
+    const pool = this.requirePool().status();
+    if (!pool.ready) throw new Error(`cannot search for the oldest available block: ${pool.reason}`);
     const floor = Math.max(1, (this.options.startSeqno ?? 2) - 1);
     let lo = floor, hi = head; // invariant: hi is available
     if (await this.available(lo)) hi = lo;
