@@ -19,6 +19,7 @@ import { createLiteserverChain, type LiteserverChain } from './index.js';
 import { driveScenario, type Scenario } from './testing/scenario.js';
 import { SyntheticLiteServer, type SyntheticLiteServerOptions } from './testing/synthetic-server.js';
 import { AdnlServer } from './transport/adnl-server.js';
+import { LocalTvm, parseAccount } from './tvm.js';
 
 /** Masterchain blocks followed; the acceptance run is 200. */
 const BLOCKS = Number(process.env.WALK_BLOCKS ?? 200);
@@ -128,7 +129,7 @@ function addWallet(chain: SyntheticChain) {
   chain.addTransaction(0, made.cell, {
     address: BigInt(`0x${wallet.address.hash.toString('hex')}`), account, lastTransHash: made.cell.hash(), lastTransLt: lt, splitDepth: 0, balance: { coins: 10n ** 10n },
   });
-  return { wallet, keys, lastTx: made.cell };
+  return { wallet, keys, lastTx: made.cell, lt, account };
 }
 
 describe('liteserver chain source (fast trust) over ADNL', () => {
@@ -299,6 +300,24 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
     expect(servers.filter((x) => x.fake.sent.length === 1).length).toBeGreaterThanOrEqual(2);
     await expect(chain.sendExternalMessage(externalBoc)).rejects.toBeInstanceOf(ChainRejectedError);
     await expect(chain.sendExternalMessage(Buffer.from('not a boc'))).rejects.toMatchObject({ code: 'invalid_boc' });
+
+    // The message lands (its transaction run by the TVM here, put in the next block): no longer pending, seqno 8.
+    const lt = 2n * 10n ** 12n;
+    const run = await new LocalTvm().runTransaction(wallet.wallet.address, parseAccount(wallet.account), { lt: wallet.lt, hash: wallet.lastTx.hash() }, Cell.fromBoc(externalBoc)[0]!, {
+      config: defaultConfig, libs: null, now: Math.floor(Date.now() / 1000), lt,
+    });
+    s.chain.addTransaction(0, run.transaction, {
+      address: BigInt(`0x${wallet.wallet.address.hash.toString('hex')}`), account: beginCell().storeBit(1).store(storeAccount(run.account!)).endCell(),
+      lastTransHash: run.transaction.hash(), lastTransLt: lt, splitDepth: 0, balance: { coins: run.account!.storage.balance.coins },
+    });
+    s.steps.push(s.chain.nextMasterchainBlock());
+    const landed = s.chain.masterchainSeqno;
+    for (const x of servers) x.fake.advance();
+    while ((await chain.getMasterchainHead()).seqno < landed) await new Promise((r) => setTimeout(r, 50));
+    const block = (await chain.getFinalizedBlock(landed))!;
+    expect(block.transactions.find((t) => t.account === address)!.inMessage!.hash).toBe(hash);
+    expect(await chain.getPendingMessages()).toEqual([]);
+    expect((await chain.runGetMethod(address, 'seqno')).stack).toEqual([{ type: 'int', value: BigInt(WALLET_SEQNO + 1) }]);
   }, 120_000);
 });
 
