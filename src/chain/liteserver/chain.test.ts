@@ -44,17 +44,24 @@ async function serve(s: Scenario, options: SyntheticLiteServerOptions = {}): Pro
   return { fake, server, name: `${server.address.host}:${server.address.port}` };
 }
 
-/** Answers every query `ms` later, so the pool (fastest first) asks the other servers first. */
-function slow(x: Served, ms = 25): Served {
+/**
+ * Answers every query `ms` later while `until()` is false, so the pool (fastest first) asks the liar first
+ * until the test saw it caught; after that the liar is demoted or failing and no delay is needed.
+ */
+function slowUntil(x: Served, until: () => boolean, ms = 150): Served {
   const methods = x.fake.methods as Record<string, (r: unknown) => unknown>;
   for (const [name, fn] of Object.entries(methods)) {
     methods[name] = async (r: unknown) => {
-      await new Promise((res) => setTimeout(res, ms));
+      if (!until()) await new Promise((res) => setTimeout(res, ms));
       return fn(r);
     };
   }
   return x;
 }
+
+/** How often `server` was disproven, or failed, so far in `chain` (0 before the chain exists). */
+const counter = (get: () => LiteserverChain | undefined, server: () => string, field: 'disproven' | 'failures') => () =>
+  (get()?.status().pool.servers.find((x) => x.server === server())?.[field] ?? 0) > 0;
 
 function globalConfig(s: Scenario, servers: Served[]): GlobalConfig {
   const z = s.chain.zeroStates().masterchain.ref;
@@ -176,8 +183,9 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
 
   it('a server forging blocks is demoted and counted; the walk completes through the honest one', async () => {
     const forger = await serve(s, { lie: { forgeBlock: (id) => id.seqno % 10 === 3 } });
-    const honest = slow(await serve(s));
-    const chain = await source(s, [forger, honest]);
+    let chain: LiteserverChain | undefined;
+    const honest = slowUntil(await serve(s), counter(() => chain, () => forger.name, 'disproven'));
+    chain = await source(s, [forger, honest]);
     await chain.getMasterchainHead();
     expectExactly(await follow(chain, s, 20, 60), s, 20);
     expect(chain.status().disproven[forger.name]).toBeGreaterThan(0);
@@ -187,9 +195,11 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
 
   it('a server withholding blocks, and one that dies mid-walk, do not leave a gap or a duplicate', async () => {
     const withholding = await serve(s, { lie: { withholdBlock: (id) => id.seqno % 4 === 1 } });
-    const dying = slow(await serve(s), 10);
-    const honest = slow(await serve(s));
-    const chain = await source(s, [withholding, dying, honest]);
+    let chain: LiteserverChain | undefined;
+    const caught = counter(() => chain, () => withholding.name, 'failures');
+    const dying = slowUntil(await serve(s), caught, 75);
+    const honest = slowUntil(await serve(s), caught);
+    chain = await source(s, [withholding, dying, honest]);
     await chain.getMasterchainHead();
     const first = await follow(chain, s, 30, 45);
     await dying.server.close();
@@ -236,8 +246,9 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
 
   it('proven account state, history across pages and forged proofs refused', async () => {
     const tamperer = await serve(s, { lie: { tamperProof: (m) => m === 'getAccountState' } });
-    const honest = slow(await serve(s));
-    const chain = await source(s, [tamperer, honest]);
+    let chain: LiteserverChain | undefined;
+    const honest = slowUntil(await serve(s), counter(() => chain, () => tamperer.name, 'disproven'));
+    chain = await source(s, [tamperer, honest]);
     await chain.getMasterchainHead();
     // The account with the longest history.
     const byAccount = new Map<string, bigint[]>();
@@ -268,7 +279,9 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
       if (cells.length < 3) return page;
       return { ids: [page.ids[0]!, ...page.ids.slice(2)], transactions: multiRootBoc([cells[0]!, ...cells.slice(2)]) };
     };
-    const fresh = await source(s, [truncating, honest]);
+    let fresh: LiteserverChain | undefined;
+    slowUntil(honest, counter(() => fresh, () => truncating.name, 'disproven'));
+    fresh = await source(s, [truncating, honest]);
     await fresh.getMasterchainHead();
     const mid = history[20]!;
     expect((await fresh.getTransactions(account, mid.lt, mid.hash, 3)).map((t) => t.hash)).toEqual(history.slice(20, 23).map((t) => t.hash));
