@@ -322,6 +322,8 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
     const { hash } = await chain.sendExternalMessage(externalBoc);
     expect(pending).toEqual([hash]);
     expect((await chain.getPendingMessages()).map((m) => m.hash)).toEqual([hash]);
+    // Emulated at send for filtered mempool streams: the wallet and the receiver of its transfer.
+    expect((await chain.getPendingMessages())[0]!.involvedAccounts).toEqual([address, to.toRawString()].sort());
     expect(servers.filter((x) => x.fake.sent.length === 1).length).toBeGreaterThanOrEqual(2);
     await expect(chain.sendExternalMessage(externalBoc)).rejects.toBeInstanceOf(ChainRejectedError);
     await expect(chain.sendExternalMessage(Buffer.from('not a boc'))).rejects.toMatchObject({ code: 'invalid_boc' });

@@ -10,7 +10,7 @@ import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, Pen
 import { ChainRejectedError, MAX_TRANSACTIONS_PER_CALL, type ChainIdentity, type ChainSource, type EmulationResult, type GetMethodResult } from '../source.js';
 import { BelievedHead } from './believed-head.js';
 import type { GlobalConfig } from './config.js';
-import { Outbox, parseExternalMessage } from './outbox.js';
+import { Outbox, parseExternalMessage, type ExternalMessage } from './outbox.js';
 import { ProvenReads } from './proven.js';
 import { LiteErrorCode, LiteServerError } from './tl/envelope.js';
 import type { BlockIdExt } from './tl/lite-api.js';
@@ -234,15 +234,23 @@ export class LiteserverChain implements ChainSource {
   }
 
   async emulateMessage(boc: Buffer): Promise<EmulationResult> {
+    const { transactions } = await this.emulate(parseExternalMessage(boc));
+    return { involvedAccounts: [...new Set(transactions.map((t) => t.account))].sort(), transactions };
+  }
+
+  /**
+   * Runs the message and the internal messages it causes on proven states at the head, hop by hop (at most
+   * MAX_EMULATED_TRANSACTIONS); as on the devnet, only the root decides: a later message that cannot run
+   * ends its branch.
+   */
+  private async emulate(root: ExternalMessage): Promise<{ transactions: TransactionModel[]; opcodes: number[] }> {
     const { reads } = this.started();
-    const root = parseExternalMessage(boc);
     const head = this.requireHead();
     const header = this.heads!.header!;
     const accounts = new Map<string, { account: Account | null; last: { lt: bigint; hash: Buffer } }>();
     const queue: { cell: Cell; to: string }[] = [{ cell: root.cell, to: root.destination }];
     const transactions: TransactionModel[] = [];
-    while (queue.length > 0) {
-      if (transactions.length >= MAX_EMULATED_TRANSACTIONS) throw new ChainRejectedError(`the emulated trace exceeds ${MAX_EMULATED_TRANSACTIONS} transactions`, 'emulation_failed');
+    while (queue.length > 0 && transactions.length < MAX_EMULATED_TRANSACTIONS) {
       const { cell, to } = queue.shift()!;
       let entry = accounts.get(to);
       if (!entry) {
@@ -257,7 +265,7 @@ export class LiteserverChain implements ChainSource {
         run = await this.tvm.runTransaction(accountToAddress(to), entry.account, entry.last, cell, ctx);
       } catch (err) {
         if (transactions.length === 0) throw new ChainRejectedError(`the message cannot be emulated: ${(err as Error).message}`, 'emulation_failed');
-        throw err;
+        continue;
       }
       accounts.set(to, { account: run.account, last: { lt: ctx.lt, hash: run.transaction.hash() } });
       transactions.push(decodeTransaction(run.transaction, { block: { workchain: Number(to.split(':')[0]), shard: '8000000000000000', seqno: 0 }, mcSeqno: head.seqno }));
@@ -265,7 +273,9 @@ export class LiteserverChain implements ChainSource {
         if (out.info.type === 'internal') queue.push({ cell: beginCell().store(storeMessage(out)).endCell(), to: addressToRaw(out.info.dest) });
       }
     }
-    return { involvedAccounts: [...new Set(transactions.map((t) => t.account))].sort(), transactions };
+    const opcodes = new Set<number>();
+    for (const m of [transactions[0]?.inMessage, ...transactions.flatMap((t) => t.outMessages)]) if (m && m.opcode !== null) opcodes.add(m.opcode);
+    return { transactions, opcodes: [...opcodes].sort((x, y) => x - y) };
   }
 
   async sendExternalMessage(boc: Buffer): Promise<{ hash: HashHex }> {
@@ -288,6 +298,12 @@ export class LiteserverChain implements ChainSource {
     const pending: PendingMessage = {
       hash: msg.hash, boc: msg.cell.toBoc().toString('base64'), destination: msg.destination, receivedAt: Math.floor(Date.now() / 1000), involvedAccounts: null,
     };
+    // The accounts and opcodes of its trace, for filtered mempool streams; the validators decide, not this.
+    const trace = await this.emulate(msg).catch(() => null);
+    if (trace) {
+      pending.involvedAccounts = [...new Set(trace.transactions.map((t) => t.account))].sort();
+      pending.opcodes = trace.opcodes;
+    }
     this.outbox.add(pending);
     this.options.log?.('info', 'external message sent', { hash: msg.hash, servers: reached });
     return { hash: msg.hash };
