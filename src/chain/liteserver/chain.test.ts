@@ -73,7 +73,8 @@ async function source(s: Scenario, servers: Served[], logs: string[] = []): Prom
   const chain = createLiteserverChain({
     config: globalConfig(s, servers), network: 'testnet', trust: 'fast', headWaitMs: 5_000,
     log: (level, msg) => logs.push(`${level}: ${msg}`),
-    poolOptions: { headPollMs: 1000, queryTimeoutMs: 5000, backoff: { minMs: 50, maxMs: 200 } },
+    // No pings: latency then comes from answers alone, which slowUntil controls.
+    poolOptions: { headPollMs: 1000, queryTimeoutMs: 5000, backoff: { minMs: 50, maxMs: 200 }, pingIntervalMs: 0 },
   });
   open.push({ close: () => chain.stop() });
   await chain.start();
@@ -122,17 +123,20 @@ function expectExactly(blocks: FinalizedBlock[], s: Scenario, from: number): voi
   expect(received.map((t) => t.inMessage!.value).sort()).toEqual(put.map((t) => t.amount).sort());
 }
 
-/** A wallet v4 (real code) with seqno 7 and 10 TON, put into the chain by one transaction; its key pair. */
-function addWallet(chain: SyntheticChain) {
-  const keys = keyPairFromSeed(Buffer.alloc(32, 7));
+/**
+ * A wallet v4 (real code) with `seqno` and 10 TON, put into the chain by one transaction; its key pair.
+ * `asLibrary`: its code is a library cell naming the wallet code by hash (as many deployed contracts are).
+ */
+function addWallet(chain: SyntheticChain, { seed = 7, seqno = WALLET_SEQNO, lt = 10n ** 12n, asLibrary = false } = {}) {
+  const keys = keyPairFromSeed(Buffer.alloc(32, seed));
   const wallet = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey });
-  const data = beginCell().storeUint(WALLET_SEQNO, 32).storeUint(wallet.walletId, 32).storeBuffer(keys.publicKey).storeBit(false).endCell();
-  const lt = 10n ** 12n;
+  const data = beginCell().storeUint(seqno, 32).storeUint(wallet.walletId, 32).storeBuffer(keys.publicKey).storeBit(false).endCell();
+  const code = asLibrary ? beginCell().storeUint(2, 8).storeBuffer(wallet.init.code.hash()).endCell({ exotic: true }) : wallet.init.code;
   const made = transferTransaction(newAccount(wallet.address), { from: chain.addressIn('8000000000000000', 9_999), to: wallet.address, amount: 10n ** 10n }, lt, 1_700_000_000);
   const account = beginCell().storeBit(1).store(storeAccount({
     addr: wallet.address,
     storageStats: { used: { cells: 1n, bits: 1n }, storageExtra: null, lastPaid: 0, duePayment: null },
-    storage: { lastTransLt: lt + 1n, balance: { coins: 10n ** 10n }, state: { type: 'active', state: { code: wallet.init.code, data } } },
+    storage: { lastTransLt: lt + 1n, balance: { coins: 10n ** 10n }, state: { type: 'active', state: { code, data } } },
   })).endCell();
   chain.addTransaction(0, made.cell, {
     address: BigInt(`0x${wallet.address.hash.toString('hex')}`), account, lastTransHash: made.cell.hash(), lastTransLt: lt, splitDepth: 0, balance: { coins: 10n ** 10n },
@@ -143,11 +147,13 @@ function addWallet(chain: SyntheticChain) {
 describe('liteserver chain source (fast trust) over ADNL', () => {
   let s: Scenario;
   let wallet: ReturnType<typeof addWallet>;
+  let libraryWallet: ReturnType<typeof addWallet>;
 
   beforeAll(() => {
     // The sandbox's config in the masterchain state, so get-methods and emulation run on a real one.
     s = driveScenario(BLOCKS, new SyntheticChain({ config: Cell.fromBase64(defaultConfig) }));
     wallet = addWallet(s.chain);
+    libraryWallet = addWallet(s.chain, { seed: 8, seqno: 11, lt: 10n ** 12n + 10n, asLibrary: true });
     s.steps.push(s.chain.nextMasterchainBlock());
     // One account with a history of several pages.
     const hot = s.chain.addressIn(s.chain.shardIds[0]!, 500);
@@ -295,6 +301,20 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
     expect(older.mcSeqno).toBe(100);
     expect(older.balance).toBe(s.sent.filter((t) => t.account === account && t.mcSeqno <= 100).reduce((a, t) => a + t.amount, 0n));
   }, 120_000);
+
+  it('a get-method whose code is a library cell: the library comes from getLibraries, checked by its hash', async () => {
+    const code = wallet.wallet.init.code;
+    const liar = await serve(s, { libraries: [beginCell().storeRef(code).endCell()] }); // another cell: wrong hash
+    liar.fake.methods.getLibraries = (request) => ({ result: request.libraryList.map((hash) => ({ hash, data: beginCell().storeUint(1, 8).endCell().toBoc() })) });
+    let chain: LiteserverChain | undefined;
+    const honest = slowUntil(await serve(s, { libraries: [code] }), counter(() => chain, () => liar.name, 'disproven'), 400);
+    chain = await source(s, [liar, honest]);
+    await chain.getMasterchainHead();
+    const result = await chain.runGetMethod(libraryWallet.wallet.address.toRawString(), 'seqno');
+    expect(result.stack).toEqual([{ type: 'int', value: 11n }]);
+    expect(honest.fake.calls).toContain('getLibraries');
+    expect(chain.status().pool.servers.find((x) => x.server === liar.name)!.lastError).toMatch(/library\.hash/);
+  }, 60_000);
 
   it('runs a real wallet\'s seqno get-method locally on proven code, data and config; emulates and sends a transfer to two servers', async () => {
     const servers = [await serve(s), await serve(s), await serve(s)];

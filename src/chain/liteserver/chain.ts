@@ -19,12 +19,14 @@ import type { QueryRecorder } from './transport/types.js';
 import { FastTrust, type TrustLog } from './trust/fast.js';
 import type { HeadTrust, TrustStatus } from './trust/head-trust.js';
 import { hashHex } from './trust/merkle.js';
-import { LocalTvm, parseAccount } from './tvm.js';
+import { LocalTvm, MissingLibraryError, parseAccount } from './tvm.js';
 import { BlockWalker, type TrustedMasterchain } from './walk.js';
 
 const MC_SHARD = -(1n << 63n);
 /** Transactions one emulation may run (a wallet's message and the trace it starts). */
 const MAX_EMULATED_TRANSACTIONS = 32;
+/** Libraries a get-method may ask for at run time before it is given up. */
+const MAX_RUNTIME_LIBRARIES = 8;
 export type RealNetwork = 'mainnet' | 'testnet';
 
 export interface LiteserverChainOptions {
@@ -229,8 +231,17 @@ export class LiteserverChain implements ChainSource {
     const proven = await reads.account(address, head);
     const account = proven.kind === 'exists' ? parseAccount(proven.state) : null;
     if (!account) throw new Error(`account ${address} does not exist at masterchain block ${head.seqno}`);
-    const ctx = await reads.tvmContext(head, this.heads!.header!, codeAndData(account));
-    return this.tvm.runGetMethod(account, methodId(method), stack, ctx);
+    const libraries: Buffer[] = [];
+    for (;;) {
+      const ctx = await reads.tvmContext(head, this.heads!.header!, codeAndData(account), libraries);
+      try {
+        return await this.tvm.runGetMethod(account, methodId(method), stack, ctx);
+      } catch (err) {
+        // A library reached only at run time (e.g. loaded by hash from data): fetch it, proven, and run again.
+        if (!(err instanceof MissingLibraryError) || libraries.length >= MAX_RUNTIME_LIBRARIES || libraries.some((h) => h.equals(err.hash))) throw err;
+        libraries.push(err.hash);
+      }
+    }
   }
 
   async emulateMessage(boc: Buffer): Promise<EmulationResult> {

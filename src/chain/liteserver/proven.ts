@@ -121,7 +121,7 @@ export class ProvenReads {
   }
 
   /** The whole config of `head` (cached per head) and the libraries these cells use (checked by hash). */
-  async tvmContext(head: BlockIdExt, header: BlockHeader, roots: Cell[]): Promise<TvmContext> {
+  async tvmContext(head: BlockIdExt, header: BlockHeader, roots: Cell[], moreLibraries: Buffer[] = []): Promise<TvmContext> {
     if (this.config?.seqno !== head.seqno) {
       const boc = this.query('getConfigAll', { mode: 0, id: head }, { minSeqno: head.seqno }, (r) => {
         if (!sameBlock(r.id, head)) throw new ProofError('config.block', 'mismatch', `the config is of ${describeBlock(r.id)}, not the head`);
@@ -134,7 +134,7 @@ export class ProvenReads {
       });
     }
     const config = await this.config.boc;
-    const wanted = libraryHashes(roots);
+    const wanted = [...libraryHashes(roots), ...moreLibraries.filter((h) => !libraryHashes(roots).some((x) => x.equals(h)))];
     const libs = wanted.length === 0 ? [] : await this.query('getLibraries', { libraryList: wanted }, {}, (r) => wanted.map((h) => {
       const entry = r.result.find((e) => e.hash.equals(h));
       if (!entry) throw new ProofError('library', 'mismatch', `library ${h.toString('hex')} was not returned`);
