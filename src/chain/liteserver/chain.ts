@@ -3,9 +3,10 @@
 // backward link (the head's prev_blocks), then walked by hashes (walk.ts); account states, histories and
 // config are proven against the head; get-methods and emulation run locally on proven inputs (tvm.ts).
 // A reply that fails a check demotes its server (counted) and the call goes to another.
-import { beginCell, crc16, loadTransaction, storeMessage, type Account, type Cell, type TupleItem } from '@ton/core';
+import { beginCell, loadTransaction, storeMessage, type Account, type Cell, type TupleItem } from '@ton/core';
 import { accountToAddress, addressToRaw } from '../address.js';
 import { decodeTransaction } from '../decode/transaction.js';
+import { methodId } from '../method-id.js';
 import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
 import { ChainRejectedError, MAX_TRANSACTIONS_PER_CALL, type ChainIdentity, type ChainSource, type EmulationResult, type GetMethodResult } from '../source.js';
 import { BelievedHead } from './believed-head.js';
@@ -36,7 +37,7 @@ export interface LiteserverChainOptions {
   network: RealNetwork;
   /** `fast`, or a level built on the pool (e.g. `secure`). */
   trust: 'fast' | HeadTrust | ((pool: LitePool, log: TrustLog) => HeadTrust);
-  /** First masterchain block a follower with no cursor reads (else the head); also the floor of getOldestAvailableSeqno. */
+  /** Floor of getOldestAvailableSeqno (default 2: block 1 cannot be walked); where the follower starts is its own setting. */
   startSeqno?: number;
   record?: QueryRecorder;
   log?: TrustLog;
@@ -68,10 +69,6 @@ export interface LiteserverStatus {
   waiting: string | null;
 }
 
-/** getMethod ids: numbers as given, names as the TVM's `method_id` (crc16 | 0x10000). */
-export function methodId(method: string | number): number {
-  return typeof method === 'number' ? method : (crc16(Buffer.from(method)).readUInt16BE(0) & 0xffff) | 0x10000;
-}
 
 export class LiteserverChain implements ChainSource {
   readonly network: RealNetwork;
@@ -235,7 +232,7 @@ export class LiteserverChain implements ChainSource {
     for (;;) {
       const ctx = await reads.tvmContext(head, this.heads!.header!, codeAndData(account), libraries);
       try {
-        return await this.tvm.runGetMethod(account, methodId(method), stack, ctx);
+        return await this.tvm.runGetMethod(account, typeof method === 'number' ? method : methodId(method), stack, ctx);
       } catch (err) {
         // A library reached only at run time (e.g. loaded by hash from data): fetch it, proven, and run again.
         if (!(err instanceof MissingLibraryError) || libraries.length >= MAX_RUNTIME_LIBRARIES || libraries.some((h) => h.equals(err.hash))) throw err;
