@@ -4,7 +4,7 @@
 // transactions; forged, withheld and dying servers are demoted or skipped with no gap and no duplicate;
 // account state, history, get-methods (run locally) and sendExternalMessage are proven or checked.
 import { randomBytes } from 'node:crypto';
-import { beginCell, Cell, external, internal, storeAccount, storeMessage, type Address } from '@ton/core';
+import { beginCell, Cell, Dictionary, external, internal, storeAccount, storeMessage, type Address } from '@ton/core';
 import { keyPairFromSeed } from '@ton/crypto';
 import { defaultConfig } from '@ton/sandbox';
 import { WalletContractV4 } from '@ton/ton';
@@ -301,6 +301,21 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
     expect(older.mcSeqno).toBe(100);
     expect(older.balance).toBe(s.sent.filter((t) => t.account === account && t.mcSeqno <= 100).reduce((a, t) => a + t.amount, 0n));
   }, 120_000);
+
+  it('config params proven at the head and at an older block; absent ones proven absent; a tampered proof refused', async () => {
+    const liar = await serve(s, { lie: { tamperProof: (m) => m === 'getConfigParams' } });
+    let chain: LiteserverChain | undefined;
+    const honest = slowUntil(await serve(s), counter(() => chain, () => liar.name, 'disproven'));
+    chain = await source(s, [liar, honest]);
+    await chain.getMasterchainHead();
+    const config = Dictionary.loadDirect(Dictionary.Keys.Int(32), Dictionary.Values.Cell(), Cell.fromBase64(defaultConfig));
+    const params = await chain.getConfigParams([4, 34, 9999]);
+    expect(params.get(4)!.hash().equals(config.get(4)!.hash())).toBe(true); // the DNS root
+    expect(params.get(34)!.hash().equals(config.get(34)!.hash())).toBe(true);
+    expect(params.get(9999)).toBeNull();
+    expect(chain.status().disproven[liar.name]).toBeGreaterThan(0);
+    expect((await chain.getConfigParams([4], 50)).get(4)!.hash().equals(config.get(4)!.hash())).toBe(true);
+  }, 60_000);
 
   it('a get-method whose code is a library cell: the library comes from getLibraries, checked by its hash', async () => {
     const code = wallet.wallet.init.code;

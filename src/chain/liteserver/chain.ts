@@ -217,6 +217,18 @@ export class LiteserverChain implements ChainSource {
     };
   }
 
+  /**
+   * Config params at the believed head (or at `mcSeqno`, proven from it): each param's cell (`^Cell` value of
+   * `ConfigParams`), null when the proof shows it absent. Not part of ChainSource: the network profile reads
+   * param 4 (the DNS root) through it.
+   */
+  async getConfigParams(params: number[], mcSeqno?: number): Promise<Map<number, Cell | null>> {
+    const { reads } = this.started();
+    const head = this.requireHead();
+    const at = mcSeqno === undefined ? head : await reads.masterchainId(mcSeqno, head);
+    return reads.configParams(at, params);
+  }
+
   async getTransactions(address: AccountId, lt: bigint, hash: HashHex, limit = MAX_TRANSACTIONS_PER_CALL): Promise<SourcedTransaction[]> {
     const count = Math.max(1, Math.min(limit, MAX_TRANSACTIONS_PER_CALL));
     return this.started().reads.transactions(address, { lt, hash: hash.toLowerCase() }, count, this.requireHead());

@@ -11,6 +11,7 @@
 //     poolOptions?: Partial<LitePoolOptions>,
 //     headWaitMs?, pendingTtlMs?, sendFanout?,
 //   }): LiteserverChain                      // implements ChainSource
+//   chain.getConfigParams(params: number[], mcSeqno?): Map<param, Cell | null>   // proven; not in ChainSource
 //   chain.status(): LiteserverStatus = {
 //     network, trust: TrustStatus, pool: PoolStatus (per server: state, head, latencyMs, queries, failures,
 //     timeouts, disproven, reconnects, demoted, lastError), head: BlockHeader | null, lagBlocks, lagSeconds,

@@ -12,6 +12,7 @@ import { checkBackwardLink } from './trust/backward-link.js';
 import { describeBlock, shardIdHex } from './trust/block-ref.js';
 import { checkBlockHeaderProof } from './trust/blocks.js';
 import { checkConfigAll } from './trust/config-all.js';
+import { checkConfigProof } from './trust/state.js';
 import { ProofError } from './trust/errors.js';
 import type { TrustLog } from './trust/fast.js';
 import { hashHex } from './trust/merkle.js';
@@ -118,6 +119,14 @@ export class ProvenReads {
   async transactions(address: AccountId, start: { lt: bigint; hash: string }, count: number, head: BlockIdExt): Promise<SourcedTransaction[]> {
     if (!this.knownLinks.has(linkKey(address, start))) await this.anchor(address, start, head);
     return this.page(address, start, count, head);
+  }
+
+  /** Config params of masterchain block `at` (getConfigParams, proven); null for a param the proof shows absent. */
+  configParams(at: BlockIdExt, params: number[]): Promise<Map<number, Cell | null>> {
+    return this.query('getConfigParams', { mode: 0, id: at, paramList: params }, { minSeqno: at.seqno }, (r) => {
+      if (!sameBlock(r.id, at)) throw new ProofError('config.block', 'mismatch', `the config is of ${describeBlock(r.id)}, not ${describeBlock(at)}`);
+      return checkConfigProof(r.stateProof, r.configProof, at.rootHash, params);
+    });
   }
 
   /** The whole config of `head` (cached per head) and the libraries these cells use (checked by hash). */
