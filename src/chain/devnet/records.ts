@@ -1,26 +1,18 @@
 // Conversions at the devnet's edges: submitted bytes to a queued message, executed transactions
 // to storage rows and back to the chain model, the persisted counters, get-method ids.
-import { Cell, crc16 } from '@ton/core';
+import { Cell } from '@ton/core';
 import { decodeTransaction } from '../decode/transaction.js';
 import type { SourcedTransaction } from '../model.js';
+import { singleRootBoc } from '../message-boc.js';
 import { ChainRejectedError } from '../source.js';
 import { toQueuedMessage, type QueuedMessage } from './execute.js';
 import { FULL_SHARD, type ChainCounters, type ProducedTick } from './producer.js';
 import type { StoredTransaction } from './storage.js';
 
-export function methodId(name: string): number {
-  return (crc16(Buffer.from(name)).readUInt16BE(0) & 0xffff) | 0x10000;
-}
+export { methodId } from '../method-id.js';
 
 export function parseExternal(boc: Buffer): QueuedMessage {
-  let cell: Cell;
-  try {
-    const roots = Cell.fromBoc(boc);
-    if (roots.length !== 1) throw new Error(`expected one root cell, got ${roots.length}`);
-    cell = roots[0]!;
-  } catch (err) {
-    throw new ChainRejectedError(`invalid message BoC: ${err instanceof Error ? err.message : String(err)}`, 'invalid_boc');
-  }
+  const cell = singleRootBoc(boc);
   let message: QueuedMessage;
   try {
     message = toQueuedMessage(cell);

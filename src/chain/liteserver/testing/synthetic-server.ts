@@ -10,6 +10,7 @@ import type { ArchivedBlock, BlockArchive } from '../server/archive.js';
 import { ArchiveLiteServer, tlBlockId, type ArchiveLiteServerOptions } from '../server/archive-server.js';
 import { acceptExternalMessage } from '../server/messages.js';
 import { multiRootBoc } from '../server/proof-builder.js';
+import { serveLibraries } from './serve-libraries.js';
 
 export { tlBlockId };
 
@@ -31,6 +32,8 @@ export interface SyntheticLiteServerOptions extends ArchiveLiteServerOptions {
   lie?: LyingModes;
   /** Serves getBlockProof (testing/serve-block-proof.ts) given the served head's seqno. */
   blockProof?: (headSeqno: () => number) => NonNullable<LiteServerMethods['getBlockProof']>;
+  /** Serve these library cells for getLibraries instead of the state's (a liar's wrong cell, a library the chain lacks). */
+  libraries?: Cell[];
 }
 
 /** Over a SyntheticChain by default; any BlockArchive (e.g. a devnet's) can be served with the same lies. */
@@ -55,6 +58,7 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
       return { status: 1 };
     };
     if (options.blockProof) honest.getBlockProof = options.blockProof(() => this.head.seqno);
+    if (options.libraries) honest.getLibraries = (req) => serveLibraries(options.libraries!, req);
     // Count every call.
     for (const [name, fn] of Object.entries(honest)) {
       (honest as Record<string, unknown>)[name] = (req: unknown) => {
