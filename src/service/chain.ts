@@ -1,32 +1,47 @@
 // Picks the chain source from configuration: the embedded devnet (default), the replay source
-// (load tests), or liteservers (real networks; not in this build yet), and the network profile
-// that goes with it. Each source is loaded on demand: the devnet pulls in the TVM and Tolk.
+// (load tests), or liteservers (real networks), and the network profile that goes with it. Each
+// source is loaded on demand: the devnet pulls in the TVM and Tolk.
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { ConfigError, type Config } from '../config.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
+import type { HealthReport } from '../http/health.js';
 
 export interface ChainChoice {
   source: ChainSource;
   /** The source's network profile with the configured overrides; call after `source.start()`. */
   profile(): Promise<NetworkProfile>;
+  /**
+   * The source's own readiness for `/readyz` (liteservers: servers, trust, waiting reasons), when it
+   * has more to say than the follower's lag; the devnet and replay have none.
+   */
+  health?: () => HealthReport;
+  /** Registers the source's own gauges (per-server heads, failures, disproven replies). */
+  registerMetrics?: (registry: Registry) => void;
 }
 
-/** A chain source this build cannot run, refused before anything (the data directory, the store) is touched. */
-export function checkChainAvailable(config: Pick<Config, 'chain'>): void {
-  if (config.chain === 'liteserver') {
+/**
+ * Trust levels this build can run. `secure` (validator signatures from the trust anchor, issue #20)
+ * joins this list when it lands; until then it is refused at start.
+ */
+export const AVAILABLE_TRUST_LEVELS: ReadonlyArray<Config['trust']> = ['fast'];
+
+/** Settings this build cannot run, refused before anything (the data directory, the store) is touched. */
+export function checkChainSettings(config: Pick<Config, 'chain' | 'trust'>): void {
+  if (config.chain === 'liteserver' && !AVAILABLE_TRUST_LEVELS.includes(config.trust)) {
     throw new ConfigError([
       {
-        setting: 'TONWATCH_CHAIN',
-        message: 'TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay',
+        setting: 'TONWATCH_TRUST',
+        message: `TONWATCH_TRUST: ${config.trust} is not available in this build yet; use ${AVAILABLE_TRUST_LEVELS.join(' or ')}`,
       },
     ]);
   }
 }
 
 export async function createChainSource(config: Config, logger: Logger): Promise<ChainChoice> {
-  checkChainAvailable(config);
+  checkChainSettings(config);
   const overrides = { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot };
   switch (config.chain) {
     case 'devnet': {
@@ -45,8 +60,9 @@ export async function createChainSource(config: Config, logger: Logger): Promise
       const profile: NetworkProfile = { ...realNetworkProfile(config.network), network: 'replay', testOnly: false };
       return { source: createReplaySource(replayOptionsFromConfig(config)), profile: async () => withOverrides(profile, overrides) };
     }
-    case 'liteserver':
-      throw new Error('unreachable: refused by checkChainAvailable');
+    case 'liteserver': {
+      const { createLiteserverChoice } = await import('./liteserver.js');
+      return createLiteserverChoice(config, logger.child({ component: 'liteserver' }));
+    }
   }
 }
-

@@ -1,0 +1,136 @@
+// The liteserver chain source as the service runs it: the global config from TONWATCH_LITESERVER_CONFIG
+// or TONWATCH_NETWORK (errors name the setting), the trust level, the recording hook, the start
+// warnings, and the network profile completed from the chain itself (config param 4, the oldest
+// block the servers keep, the USDT wallet code) once the source has started.
+import type { Cell } from '@ton/core';
+import type { Logger } from 'pino';
+import { ConfigError, type Config } from '../config.js';
+import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
+import type { ChainSource } from '../chain/source.js';
+import { loadGlobalConfig, LiteserverConfigError, type LoadedGlobalConfig } from '../chain/liteserver/config.js';
+import { jsonlRecorder } from '../chain/liteserver/transport/recording.js';
+import type { QueryRecorder } from '../chain/liteserver/transport/types.js';
+import type { TrustLevel } from '../chain/liteserver/trust/head-trust.js';
+import type { ChainChoice } from './chain.js';
+import { liteserverHealth, registerLiteserverMetrics, type LiteserverStatusView } from './liteserver-report.js';
+
+/** What the service needs of the liteserver chain (`createLiteserverChain`, src/chain/liteserver/index.ts). */
+export interface LiteserverChainView extends ChainSource {
+  status(): LiteserverStatusView;
+  /** A config parameter of the trusted masterchain state, proven; null when the config has none. */
+  getConfigParam?(index: number): Promise<Cell | null>;
+}
+
+export interface LiteserverChainOptions {
+  config: LoadedGlobalConfig;
+  trust: TrustLevel;
+  startSeqno?: number;
+  record?: QueryRecorder;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
+}
+
+export type LiteserverChainFactory = (options: LiteserverChainOptions) => LiteserverChainView;
+
+/** The chain source itself, loaded on demand (it pulls in the TVM for local get-methods). */
+async function loadFactory(): Promise<LiteserverChainFactory> {
+  // TODO(ls-source): `return (await import('../chain/liteserver/index.js')).createLiteserverChain;` once
+  // branch ls-source (the LiteserverChain) is merged; until then the liteserver source is refused here.
+  throw new ConfigError([{ setting: 'TONWATCH_CHAIN', message: 'TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay' }]);
+}
+
+/** The global config, with a wrong or unreachable one turned into the ConfigError that names the setting. */
+export async function loadLiteserverConfig(config: Pick<Config, 'liteserverConfig' | 'network' | 'dataDir'>): Promise<LoadedGlobalConfig> {
+  try {
+    return await loadGlobalConfig({ source: config.liteserverConfig, network: config.network, dataDir: config.dataDir });
+  } catch (err) {
+    if (err instanceof LiteserverConfigError) throw new ConfigError([{ setting: err.setting, message: err.message }]);
+    throw err;
+  }
+}
+
+/** The warnings a start with these settings deserves (the log shows them once). */
+export function startWarnings(trust: TrustLevel, servers: number): string[] {
+  const warnings: string[] = [];
+  if (trust === 'fast') {
+    warnings.push('TONWATCH_TRUST=fast: a masterchain head is believed when two liteservers report the same block; everything below it is proven by hashes, but liteservers that agree on a forged head are not caught (secure trust checks validator signatures)');
+  }
+  if (servers === 1) {
+    warnings.push('the liteserver config lists one server: its head is believed without a second opinion, and the chain stops when it is down; list two or more (TONWATCH_LITESERVER_CONFIG)');
+  }
+  return warnings;
+}
+
+export async function createLiteserverChoice(
+  config: Config,
+  logger: Logger,
+  factory?: LiteserverChainFactory,
+): Promise<ChainChoice> {
+  const global = await loadLiteserverConfig(config);
+  logger.info({ origin: global.origin, fromCache: global.fromCache, servers: global.liteservers.length, network: global.network ?? 'other' }, 'liteserver config loaded');
+  for (const warning of startWarnings(config.trust, global.liteservers.length)) logger.warn(warning);
+  const recorder = config.liteserverRecord ? jsonlRecorder(config.liteserverRecord) : undefined;
+  const create = factory ?? (await loadFactory());
+  const options: LiteserverChainOptions = {
+    config: global,
+    trust: config.trust,
+    startSeqno: config.startSeqno,
+    record: recorder?.record,
+    log: (level, msg, fields) => logger[level](fields ?? {}, msg),
+  };
+  const chain = create(options);
+  // The recording is flushed after the source stops, so its last replies are in the file.
+  const stop = chain.stop.bind(chain);
+  chain.stop = async () => {
+    await stop();
+    await recorder?.close();
+  };
+  // A config of another network (a private one, a test's) keeps TONWATCH_NETWORK's constants.
+  const base = realNetworkProfile(global.network ?? config.network);
+  return {
+    source: chain,
+    profile: async () =>
+      withOverrides(await completeProfile(chain, base, logger), { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot }),
+    health: () => liteserverHealth(chain.status()),
+    registerMetrics: (registry) => registerLiteserverMetrics(registry, () => chain.status()),
+  };
+}
+
+/**
+ * Fills what the constant profile cannot know from the chain: the DNS root (config param 4), the
+ * oldest block the servers keep, the code of USDT's jetton wallets. A value the chain cannot give
+ * now keeps the constant (logged): a start must not fail on an optional fact.
+ */
+export async function completeProfile(chain: LiteserverChainView, base: NetworkProfile, logger: Logger): Promise<NetworkProfile> {
+  const profile: NetworkProfile = { ...base };
+  if (chain.getConfigParam) {
+    try {
+      const param4 = await chain.getConfigParam(4);
+      profile.dnsRoot = param4 ? dnsRootOfParam4(param4) : null;
+    } catch (err) {
+      logger.warn({ err }, 'config param 4 (the root DNS resolver) could not be read; keeping the built-in value');
+    }
+  }
+  try {
+    profile.oldestSeqno = await chain.getOldestAvailableSeqno();
+  } catch (err) {
+    logger.warn({ err }, 'the oldest block the liteservers keep could not be found');
+  }
+  if (profile.usdtMaster) {
+    try {
+      // get_jetton_data's fifth value is the jetton wallet code every genuine wallet runs.
+      const result = await chain.runGetMethod(profile.usdtMaster, 'get_jetton_data');
+      const code = result.exitCode === 0 ? result.stack[4] : undefined;
+      if (code?.type === 'cell') profile.usdtWalletCodeHashes = [code.cell.hash().toString('hex')];
+    } catch (err) {
+      logger.warn({ err, usdtMaster: profile.usdtMaster }, "the USDT master's jetton wallet code could not be read");
+    }
+  }
+  return profile;
+}
+
+/** `_ dns_root_addr:bits256 = ConfigParam 4;` — a masterchain account. */
+export function dnsRootOfParam4(cell: Cell): string {
+  const slice = cell.beginParse();
+  if (slice.remainingBits < 256) throw new Error(`config param 4 holds ${slice.remainingBits} bits, not a 256-bit address`);
+  return `-1:${slice.loadBuffer(32).toString('hex')}`;
+}
