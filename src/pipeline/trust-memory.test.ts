@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BlockIdExt } from '../chain/liteserver/tl/lite-types.js';
-import type { Store } from '../store/db.js';
+import { openStore, type Store } from '../store/db.js';
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
 import { StoreTrustMemory } from './trust-memory.js';
 
@@ -38,5 +38,16 @@ describe.each(dialects)('StoreTrustMemory on %s', (dialect) => {
     await memory.save(keyBlock(500));
     await memory.save(keyBlock(400));
     expect((await memory.load())!.seqno).toBe(500);
+  });
+});
+
+describe('StoreTrustMemory before migrations', () => {
+  it('loads nothing from a store not migrated yet (the source starts before migrations)', async () => {
+    const bare = await openStore({ sqlitePath: ':memory:' });
+    try {
+      expect(await new StoreTrustMemory(bare).load()).toBeNull();
+    } finally {
+      await bare.close();
+    }
   });
 });

@@ -30,7 +30,14 @@ export class StoreTrustMemory implements TrustMemory {
   }
 
   async load(): Promise<BlockIdExt | null> {
-    const row = await this.db.selectFrom('trusted_key_block').selectAll().executeTakeFirst();
+    let row: TrustTables['trusted_key_block'] | undefined;
+    try {
+      row = await this.db.selectFrom('trusted_key_block').selectAll().executeTakeFirst();
+    } catch (err) {
+      // The source starts before migrations (chain-identity.ts): a new store has no table and nothing trusted yet.
+      if (/no such table|does not exist/i.test((err as Error).message)) return null;
+      throw err;
+    }
     if (!row) return null;
     return {
       workchain: toNum(row.workchain),
