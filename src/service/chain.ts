@@ -3,24 +3,12 @@
 // source is loaded on demand: the devnet pulls in the TVM and Tolk.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import { ConfigError, type Config } from '../config.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
-import type { HealthReport } from '../http/health.js';
+import type { ChainChoice } from './chain-choice.js';
 
-export interface ChainChoice {
-  source: ChainSource;
-  /** The source's network profile with the configured overrides; call after `source.start()`. */
-  profile(): Promise<NetworkProfile>;
-  /**
-   * The source's own readiness for `/readyz` (liteservers: servers, trust, waiting reasons), when it
-   * has more to say than the follower's lag; the devnet and replay have none.
-   */
-  health?: () => HealthReport;
-  /** Registers the source's own gauges (per-server heads, failures, disproven replies). */
-  registerMetrics?: (registry: Registry) => void;
-}
+export type { ChainChoice } from './chain-choice.js';
 
 /**
  * Trust levels this build can run. `secure` (validator signatures from the trust anchor, issue #20)

@@ -11,7 +11,7 @@ import { loadGlobalConfig, LiteserverConfigError, type LoadedGlobalConfig } from
 import { jsonlRecorder } from '../chain/liteserver/transport/recording.js';
 import type { QueryRecorder } from '../chain/liteserver/transport/types.js';
 import type { TrustLevel } from '../chain/liteserver/trust/head-trust.js';
-import type { ChainChoice } from './chain.js';
+import type { ChainChoice } from './chain-choice.js';
 import { liteserverHealth, registerLiteserverMetrics, type LiteserverStatusView } from './liteserver-report.js';
 
 /** What the service needs of the liteserver chain (`createLiteserverChain`, src/chain/liteserver/index.ts). */
