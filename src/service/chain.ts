@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
-import type { ChainSource } from '../chain/source.js';
 import type { ChainChoice } from './chain-choice.js';
 
 export type { ChainChoice } from './chain-choice.js';
