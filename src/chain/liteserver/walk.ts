@@ -64,15 +64,17 @@ export class BlockWalker {
   /**
    * Masterchain block `n` with the shard blocks it commits, every block proven from `prev` (block n−1).
    * Null when no server has reached n yet. Throws when every server failed a check or none could answer.
+   * `expected`: block n's id when already proven (a backward link from a trusted head); the walk then
+   * fetches exactly that block instead of asking lookupBlock which block n is.
    */
-  async getFinalizedBlock(n: number, prev: TrustedMasterchain): Promise<WalkedBlock | null> {
+  async getFinalizedBlock(n: number, prev: TrustedMasterchain, expected?: BlockIdExt): Promise<WalkedBlock | null> {
     if (prev.id.seqno !== n - 1 || prev.id.workchain !== -1) throw new Error(`the trusted block before ${n} must be masterchain block ${n - 1}, got ${describeBlock(prev.id)}`);
     const servers = this.pool.status().servers.length;
     const failures: string[] = [];
     for (let attempt = 0; attempt < Math.max(1, servers); attempt++) {
       if (!this.pool.status().servers.some((s) => s.head !== undefined && s.head.seqno >= n)) return null;
       try {
-        const walked = await this.walk(n, prev);
+        const walked = await this.walk(n, prev, expected);
         this.pinned = walked.server;
         return walked;
       } catch (err) {
@@ -94,7 +96,7 @@ export class BlockWalker {
     return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
   }
 
-  private async walk(n: number, prev: TrustedMasterchain): Promise<WalkedBlock> {
+  private async walk(n: number, prev: TrustedMasterchain, expected?: BlockIdExt): Promise<WalkedBlock> {
     let server = this.pinned;
     const ask: Ask = async (method, request, minSeqno) => {
       const r = await this.pool.queryWithServer(method, request as never, { minSeqno, prefer: server });
@@ -102,11 +104,8 @@ export class BlockWalker {
       return r;
     };
 
-    const looked = await ask('lookupBlock', { mode: 1, id: { workchain: -1, shard: MC_SHARD, seqno: n } }, n);
-    const header = looked.response as { id: BlockIdExt; headerProof: Buffer };
-    const id = header.id;
-    this.checked(looked.server, () => checkBlockHeaderProof(header.headerProof, id, 'mc.header'));
-    if (id.workchain !== -1 || id.seqno !== n) throw new WalkProofError(looked.server, new ProofError('mc.header.id', 'mismatch', `lookupBlock(${n}) answered ${describeBlock(id)}`));
+    const id = expected ?? (await this.lookup(ask, n));
+    if (id.workchain !== -1 || id.seqno !== n) throw new Error(`the proven id of masterchain block ${n} is ${describeBlock(id)}`);
 
     const fetched = await this.fetchBlock(ask, id, n, 'mc');
     this.checked(fetched.server, () => checkPrevLinks(fetched.info, [prev.id], 'mc.prev_ref'));
@@ -127,8 +126,18 @@ export class BlockWalker {
     return {
       block: { masterchain: header0, shards: shards.map((b) => headerOf(b, n)), transactions },
       trusted: { id: blockRefOf(mc), tops: topsOf(mc) },
-      server: server ?? looked.server,
+      server: server ?? fetched.server,
     };
+  }
+
+  /** Which block is masterchain block n, as a server says and its header proof shows. */
+  private async lookup(ask: Ask, n: number): Promise<BlockIdExt> {
+    const looked = await ask('lookupBlock', { mode: 1, id: { workchain: -1, shard: MC_SHARD, seqno: n } }, n);
+    const header = looked.response as { id: BlockIdExt; headerProof: Buffer };
+    const id = header.id;
+    this.checked(looked.server, () => checkBlockHeaderProof(header.headerProof, id, 'mc.header'));
+    if (id.workchain !== -1 || id.seqno !== n) throw new WalkProofError(looked.server, new ProofError('mc.header.id', 'mismatch', `lookupBlock(${n}) answered ${describeBlock(id)}`));
+    return id;
   }
 
   /** Shard block `ref` and, first, its ancestors down to the previous tops; each emitted once. */

@@ -69,6 +69,8 @@ export interface PoolQueryOptions extends LiteQueryOptions {
   minSeqno?: number;
   /** Ask this server first (host:port), e.g. to keep a block walk on one server. */
   prefer?: string;
+  /** Never ask these servers (host:port), e.g. to hear a second opinion. */
+  exclude?: readonly string[];
 }
 
 /** No server could answer: `status` says why for each one. */
@@ -187,7 +189,7 @@ export class LitePool implements LiteTransport {
       const m = this.pick(tried, options);
       if (!m) {
         // Wait only while some untried server may still come up or catch up; otherwise say why.
-        const hope = this.members.some((x) => !tried.has(x) && x.state !== 'down');
+        const hope = this.members.some((x) => !tried.has(x) && !options.exclude?.includes(x.name) && x.state !== 'down');
         const left = deadline - Date.now();
         if (hope && left > 0) {
           await this.changed(left);
@@ -230,7 +232,7 @@ export class LitePool implements LiteTransport {
   /** The fastest eligible server not tried yet; demoted ones only when nothing else qualifies. */
   private pick(tried: Set<Member>, options: PoolQueryOptions): Member | undefined {
     const now = Date.now();
-    const eligible = this.members.filter((m) => !tried.has(m) && m.state === 'up' && m.client && !m.client.closed
+    const eligible = this.members.filter((m) => !tried.has(m) && !options.exclude?.includes(m.name) && m.state === 'up' && m.client && !m.client.closed
       && (options.minSeqno === undefined || (m.head !== undefined && m.head.seqno >= options.minSeqno)));
     const rank = (m: Member) => (m.name === options.prefer ? -1e12 : 0) + (m.demotedUntil > now ? 1e9 : 0) + (m.latencyMs ?? 1e6);
     return eligible.sort((a, b) => rank(a) - rank(b))[0];

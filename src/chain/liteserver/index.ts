@@ -1,0 +1,28 @@
+// The liteserver chain source: follow mainnet or testnet through untrusted liteservers.
+//
+// Stable API (the service wires it; keep it so):
+//   createLiteserverChain({
+//     config: GlobalConfig,                  // liteservers + trust anchor (loadGlobalConfig)
+//     network: 'mainnet' | 'testnet',        // networkOf(config.anchor) for the official configs
+//     trust: 'fast' | HeadTrust | ((pool, log) => HeadTrust),
+//     startSeqno?: number,                   // floor of getOldestAvailableSeqno (≥ 2)
+//     record?: QueryRecorder,                // every query and reply (jsonlRecorder)
+//     log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void,
+//     poolOptions?: Partial<LitePoolOptions>,
+//     headWaitMs?, pendingTtlMs?, sendFanout?,
+//   }): LiteserverChain                      // implements ChainSource
+//   chain.status(): LiteserverStatus = {
+//     network, trust: TrustStatus, pool: PoolStatus (per server: state, head, latencyMs, queries, failures,
+//     timeouts, disproven, reconnects, demoted, lastError), head: BlockHeader | null, lagBlocks, lagSeconds,
+//     disproven: { [host:port]: count }, walkedSeqno, waiting: string | null (why nothing can be served now)
+//   }
+import { LiteserverChain, type LiteserverChainOptions } from './chain.js';
+
+export { LiteserverChain, methodId, type LiteserverChainOptions, type LiteserverStatus, type RealNetwork } from './chain.js';
+export { FastTrust, type TrustLog } from './trust/fast.js';
+export type { HeadTrust, TrustStatus, TrustLevel, TrustMemory, TrustAlarm } from './trust/head-trust.js';
+export type { PoolStatus, ServerStatus, LitePoolOptions } from './transport/pool.js';
+
+export function createLiteserverChain(options: LiteserverChainOptions): LiteserverChain {
+  return new LiteserverChain(options);
+}

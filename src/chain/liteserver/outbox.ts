@@ -1,0 +1,81 @@
+// Liteservers have no mempool to read: the pending messages of a liteserver source are the external
+// messages this process sent, until a walked block holds their transaction or they expire.
+import { Cell, loadMessage, type Message } from '@ton/core';
+import { addressToRaw } from '../address.js';
+import type { PendingMessage, TransactionModel } from '../model.js';
+import { ChainRejectedError } from '../source.js';
+
+export interface ExternalMessage {
+  cell: Cell;
+  message: Message;
+  hash: string;
+  destination: string;
+}
+
+/** A submitted BoC: one root, a Message, external-in; anything else is refused with the devnet's codes. */
+export function parseExternalMessage(boc: Buffer): ExternalMessage {
+  let cell: Cell;
+  try {
+    const roots = Cell.fromBoc(boc);
+    if (roots.length !== 1) throw new Error(`expected one root cell, got ${roots.length}`);
+    cell = roots[0]!;
+  } catch (err) {
+    throw new ChainRejectedError(`invalid message BoC: ${(err as Error).message}`, 'invalid_boc');
+  }
+  let message: Message;
+  try {
+    message = loadMessage(cell.beginParse());
+  } catch (err) {
+    throw new ChainRejectedError(`not a Message cell: ${(err as Error).message}`, 'invalid_message');
+  }
+  if (message.info.type !== 'external-in') throw new ChainRejectedError('only external inbound messages can be sent', 'not_external');
+  return { cell, message, hash: cell.hash().toString('hex'), destination: addressToRaw(message.info.dest) };
+}
+
+export class Outbox {
+  private readonly entries = new Map<string, { message: PendingMessage; expiresAt: number }>();
+  private readonly listeners = new Set<(message: PendingMessage) => void>();
+
+  constructor(
+    /** How long a sent message is pending when no block shows it (wallet messages expire within minutes). */
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  has(hash: string): boolean {
+    this.expire();
+    return this.entries.has(hash);
+  }
+
+  add(message: PendingMessage): void {
+    this.entries.set(message.hash, { message, expiresAt: this.now() + this.ttlMs });
+    for (const l of [...this.listeners]) {
+      try {
+        l(message);
+      } catch {
+        // one listener's failure must not keep the message from the others
+      }
+    }
+  }
+
+  list(): PendingMessage[] {
+    this.expire();
+    return [...this.entries.values()].map((e) => e.message);
+  }
+
+  subscribe(listener: (message: PendingMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Drops the messages these (walked) transactions consumed. */
+  landed(transactions: readonly TransactionModel[]): void {
+    if (this.entries.size === 0) return;
+    for (const tx of transactions) if (tx.inMessage) this.entries.delete(tx.inMessage.hash);
+  }
+
+  private expire(): void {
+    const now = this.now();
+    for (const [hash, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(hash);
+  }
+}
