@@ -15,6 +15,8 @@ export interface LiteserverStatusView {
   lagBlocks: number | null;
   /** Seconds between now and the trusted head's generation time. */
   lagSeconds: number | null;
+  /** Why the source cannot serve now, or null. */
+  waiting?: string | null;
 }
 
 const blockRef = (id: BlockIdExt | null | undefined) =>
@@ -32,7 +34,8 @@ export function liteserverHealth(status: LiteserverStatusView): HealthReport {
     );
   }
   if (!pool.ready) problems.push(pool.reason ?? 'no liteserver is connected');
-  if (!trust.head) problems.push(trust.waiting ?? 'no masterchain head is trusted yet');
+  // A newer head waiting for a second opinion is a fact, not a failure, while one is believed.
+  if (!trust.head) problems.push(trust.waiting ?? status.waiting ?? 'no masterchain head is trusted yet');
   return {
     ok: problems.length === 0,
     ...(problems.length ? { problem: problems.join('; ') } : {}),
@@ -45,6 +48,7 @@ export function liteserverHealth(status: LiteserverStatusView): HealthReport {
       progress: trust.progress,
       alarm: trust.alarm ? { seqno: trust.alarm.seqno, servers: trust.alarm.servers, blocks: trust.alarm.blocks.map(blockRef), at: trust.alarm.at } : null,
     },
+    waiting: status.waiting ?? null,
     lag_blocks: status.lagBlocks,
     lag_seconds: status.lagSeconds,
     servers: pool.servers.map((s) => ({

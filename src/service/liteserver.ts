@@ -2,41 +2,17 @@
 // or TONWATCH_NETWORK (errors name the setting), the trust level, the recording hook, the start
 // warnings, and the network profile completed from the chain itself (config param 4, the oldest
 // block the servers keep, the USDT wallet code) once the source has started.
-import type { Cell } from '@ton/core';
+import { Cell } from '@ton/core';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
-import type { ChainSource } from '../chain/source.js';
 import { loadGlobalConfig, LiteserverConfigError, type LoadedGlobalConfig } from '../chain/liteserver/config.js';
+import type { LiteserverChain, LiteserverChainOptions } from '../chain/liteserver/chain.js';
 import { jsonlRecorder } from '../chain/liteserver/transport/recording.js';
-import type { QueryRecorder } from '../chain/liteserver/transport/types.js';
 import type { TrustLevel } from '../chain/liteserver/trust/head-trust.js';
+import { provenConfigParam } from '../chain/liteserver/trust/state.js';
 import type { ChainChoice } from './chain-choice.js';
-import { liteserverHealth, registerLiteserverMetrics, type LiteserverStatusView } from './liteserver-report.js';
-
-/** What the service needs of the liteserver chain (`createLiteserverChain`, src/chain/liteserver/index.ts). */
-export interface LiteserverChainView extends ChainSource {
-  status(): LiteserverStatusView;
-  /** A config parameter of the trusted masterchain state, proven; null when the config has none. */
-  getConfigParam?(index: number): Promise<Cell | null>;
-}
-
-export interface LiteserverChainOptions {
-  config: LoadedGlobalConfig;
-  trust: TrustLevel;
-  startSeqno?: number;
-  record?: QueryRecorder;
-  log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
-}
-
-export type LiteserverChainFactory = (options: LiteserverChainOptions) => LiteserverChainView;
-
-/** The chain source itself, loaded on demand (it pulls in the TVM for local get-methods). */
-async function loadFactory(): Promise<LiteserverChainFactory> {
-  // TODO(ls-source): `return (await import('../chain/liteserver/index.js')).createLiteserverChain;` once
-  // branch ls-source (the LiteserverChain) is merged; until then the liteserver source is refused here.
-  throw new ConfigError([{ setting: 'TONWATCH_CHAIN', message: 'TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay' }]);
-}
+import { liteserverHealth, registerLiteserverMetrics } from './liteserver-report.js';
 
 /** The global config, with a wrong or unreachable one turned into the ConfigError that names the setting. */
 export async function loadLiteserverConfig(config: Pick<Config, 'liteserverConfig' | 'network' | 'dataDir'>): Promise<LoadedGlobalConfig> {
@@ -60,32 +36,33 @@ export function startWarnings(trust: TrustLevel, servers: number): string[] {
   return warnings;
 }
 
-export async function createLiteserverChoice(
-  config: Config,
-  logger: Logger,
-  factory?: LiteserverChainFactory,
-): Promise<ChainChoice> {
+export async function createLiteserverChoice(config: Config, logger: Logger): Promise<ChainChoice> {
   const global = await loadLiteserverConfig(config);
   logger.info({ origin: global.origin, fromCache: global.fromCache, servers: global.liteservers.length, network: global.network ?? 'other' }, 'liteserver config loaded');
   for (const warning of startWarnings(config.trust, global.liteservers.length)) logger.warn(warning);
   const recorder = config.liteserverRecord ? jsonlRecorder(config.liteserverRecord) : undefined;
-  const create = factory ?? (await loadFactory());
+  // Loaded on demand: it pulls in the TVM for local get-methods.
+  const { createLiteserverChain } = await import('../chain/liteserver/index.js');
+  // A config of another network (a private one, a test's) follows as TONWATCH_NETWORK, with its constants.
+  const network = global.network ?? config.network;
+  // `secure` (issue #20) builds its HeadTrust here, remembering its key block in StoreTrustMemory.
+  if (config.trust !== 'fast') throw new Error(`unreachable: TONWATCH_TRUST=${config.trust} is refused by checkChainSettings`);
   const options: LiteserverChainOptions = {
     config: global,
+    network,
     trust: config.trust,
     startSeqno: config.startSeqno,
     record: recorder?.record,
     log: (level, msg, fields) => logger[level](fields ?? {}, msg),
   };
-  const chain = create(options);
+  const chain = createLiteserverChain(options);
   // The recording is flushed after the source stops, so its last replies are in the file.
   const stop = chain.stop.bind(chain);
   chain.stop = async () => {
     await stop();
     await recorder?.close();
   };
-  // A config of another network (a private one, a test's) keeps TONWATCH_NETWORK's constants.
-  const base = realNetworkProfile(global.network ?? config.network);
+  const base = realNetworkProfile(network);
   return {
     source: chain,
     profile: async () =>
@@ -100,15 +77,12 @@ export async function createLiteserverChoice(
  * oldest block the servers keep, the code of USDT's jetton wallets. A value the chain cannot give
  * now keeps the constant (logged): a start must not fail on an optional fact.
  */
-export async function completeProfile(chain: LiteserverChainView, base: NetworkProfile, logger: Logger): Promise<NetworkProfile> {
+export async function completeProfile(chain: LiteserverChain, base: NetworkProfile, logger: Logger): Promise<NetworkProfile> {
   const profile: NetworkProfile = { ...base };
-  if (chain.getConfigParam) {
-    try {
-      const param4 = await chain.getConfigParam(4);
-      profile.dnsRoot = param4 ? dnsRootOfParam4(param4) : null;
-    } catch (err) {
-      logger.warn({ err }, 'config param 4 (the root DNS resolver) could not be read; keeping the built-in value');
-    }
+  try {
+    profile.dnsRoot = await dnsRootFromChain(chain);
+  } catch (err) {
+    logger.warn({ err }, 'config param 4 (the root DNS resolver) could not be read; keeping the built-in value');
   }
   try {
     profile.oldestSeqno = await chain.getOldestAvailableSeqno();
@@ -126,6 +100,21 @@ export async function completeProfile(chain: LiteserverChainView, base: NetworkP
     }
   }
   return profile;
+}
+
+/** The config contract: config param 0 names it; mainnet and testnet have it at this address. */
+export const CONFIG_CONTRACT = '-1:5555555555555555555555555555555555555555555555555555555555555555';
+
+/**
+ * Config param 4 from the config contract's proven state (its data's first reference is the config
+ * dictionary the masterchain state copies); null on a network without that contract or that param.
+ */
+export async function dnsRootFromChain(chain: Pick<LiteserverChain, 'getAccountState'>): Promise<string | null> {
+  const state = await chain.getAccountState(CONFIG_CONTRACT);
+  if (state.status !== 'active' || !state.data) return null;
+  const dict = Cell.fromBase64(state.data).refs[0];
+  const param4 = dict ? provenConfigParam(dict, 4) : null;
+  return param4 ? dnsRootOfParam4(param4) : null;
 }
 
 /** `_ dns_root_addr:bits256 = ConfigParam 4;` — a masterchain account. */
