@@ -12,6 +12,8 @@ export interface Transfer {
   amount: bigint;
   /** Message body; an empty cell when absent (a text comment is `0x00000000` + text). */
   body?: Cell;
+  /** When a synthetic sender sent it (`SyntheticChain.send`): the credit carries the very message sent. */
+  sent?: { createdLt: bigint; createdAt: number };
 }
 
 /** An account as the synthetic chain keeps it between blocks. */
@@ -66,7 +68,7 @@ export function transferTransaction(account: SyntheticAccount, transfer: Transfe
     inMessage: {
       info: {
         type: 'internal', ihrDisabled: true, bounce: false, bounced: false, src: transfer.from, dest: transfer.to,
-        value: { coins: transfer.amount }, ihrFee: 0n, forwardFee: 0n, createdLt: lt - 1n, createdAt: now,
+        value: { coins: transfer.amount }, ihrFee: 0n, forwardFee: 0n, createdLt: transfer.sent?.createdLt ?? lt - 1n, createdAt: transfer.sent?.createdAt ?? now,
       },
       // A first message carries the receiver's code and data, as a real deployment would.
       init: account.lastTransLt === 0n ? RECEIVER_STATE : null,
@@ -86,6 +88,62 @@ export function transferTransaction(account: SyntheticAccount, transfer: Transfe
         vmInitStateHash: 0n, vmFinalStateHash: 0n,
       },
       actionPhase: null,
+      bouncePhase: null,
+      aborted: false,
+      destroyed: false,
+    },
+    raw: beginCell().endCell(),
+    hash: () => Buffer.alloc(32),
+  };
+  const cell = beginCell().store(storeTransaction(tx)).endCell();
+  return { cell, account: { address: account.address, balance, lastTransHash: cell.hash(), lastTransLt: lt, cell: after } };
+}
+
+/**
+ * The sender's transaction at `lt`: an external message makes its wallet send `transfer` as one internal
+ * message (fees zero, as everywhere in the synthetic chain), and its account afterwards.
+ */
+export function sendTransaction(account: SyntheticAccount, transfer: Transfer, lt: bigint, now: number): { cell: Cell; account: SyntheticAccount } {
+  const balance = account.balance - transfer.amount;
+  const after = accountCell(account.address, balance, lt, now);
+  const out: Message = {
+    info: {
+      type: 'internal', ihrDisabled: true, bounce: false, bounced: false, src: transfer.from, dest: transfer.to,
+      value: { coins: transfer.amount }, ihrFee: 0n, forwardFee: 0n, createdLt: lt + 1n, createdAt: now,
+    },
+    init: null,
+    body: transfer.body ?? beginCell().endCell(),
+  };
+  const outMessages = Dictionary.empty(Dictionary.Keys.Uint(15), OUT_MESSAGE);
+  outMessages.set(0, out);
+  const tx: Transaction = {
+    address: BigInt(`0x${account.address.hash.toString('hex')}`),
+    lt,
+    prevTransactionHash: BigInt(`0x${account.lastTransHash.toString('hex')}`),
+    prevTransactionLt: account.lastTransLt,
+    now,
+    outMessagesCount: 1,
+    oldStatus: 'active',
+    endStatus: 'active',
+    inMessage: { info: { type: 'external-in', dest: account.address, importFee: 0n }, init: null, body: beginCell().endCell() },
+    outMessages,
+    totalFees: { coins: 0n },
+    stateUpdate: { oldHash: account.cell.hash(), newHash: after.hash() },
+    description: {
+      type: 'generic',
+      creditFirst: false,
+      storagePhase: null,
+      creditPhase: null,
+      computePhase: {
+        type: 'vm', success: true, messageStateUsed: false, accountActivated: false,
+        gasFees: 0n, gasUsed: 0n, gasLimit: 0n, gasCredit: null, mode: 0, exitCode: 0, exitArg: null, vmSteps: 1,
+        vmInitStateHash: 0n, vmFinalStateHash: 0n,
+      },
+      actionPhase: {
+        success: true, valid: true, noFunds: false, statusChange: 'unchanged', totalFwdFees: null, totalActionFees: null,
+        resultCode: 0, resultArg: null, totalActions: 1, specActions: 0, skippedActions: 0, messagesCreated: 1,
+        actionListHash: 0n, totalMessageSize: { cells: 1n, bits: 0n },
+      },
       bouncePhase: null,
       aborted: false,
       destroyed: false,
