@@ -3,6 +3,7 @@
 import { Cell, crc16 } from '@ton/core';
 import { decodeTransaction } from '../decode/transaction.js';
 import type { SourcedTransaction } from '../model.js';
+import { singleRootBoc } from '../message-boc.js';
 import { ChainRejectedError } from '../source.js';
 import { toQueuedMessage, type QueuedMessage } from './execute.js';
 import { FULL_SHARD, type ChainCounters, type ProducedTick } from './producer.js';
@@ -13,14 +14,7 @@ export function methodId(name: string): number {
 }
 
 export function parseExternal(boc: Buffer): QueuedMessage {
-  let cell: Cell;
-  try {
-    const roots = Cell.fromBoc(boc);
-    if (roots.length !== 1) throw new Error(`expected one root cell, got ${roots.length}`);
-    cell = roots[0]!;
-  } catch (err) {
-    throw new ChainRejectedError(`invalid message BoC: ${err instanceof Error ? err.message : String(err)}`, 'invalid_boc');
-  }
+  const cell = singleRootBoc(boc);
   let message: QueuedMessage;
   try {
     message = toQueuedMessage(cell);

@@ -188,6 +188,8 @@ export class LiteserverChain implements ChainSource {
   async getOldestAvailableSeqno(): Promise<number> {
     if (this.oldest && Date.now() - this.oldest.at < 10 * 60_000) return this.oldest.seqno;
     const head = (await this.getMasterchainHead()).seqno;
+    const pool = this.requirePool().status();
+    if (!pool.ready) throw new Error(`cannot search for the oldest available block: ${pool.reason}`);
     const floor = Math.max(1, (this.options.startSeqno ?? 2) - 1);
     let lo = floor, hi = head; // invariant: hi is available
     if (await this.available(lo)) hi = lo;
@@ -288,24 +290,16 @@ export class LiteserverChain implements ChainSource {
     const pool = this.requirePool();
     const fanout = this.options.sendFanout ?? 3;
     const reached: string[] = [];
-    const refused: string[] = [];
     for (let i = 0; i < fanout; i++) {
       try {
-        const { server } = await pool.queryWithServer('sendMessage', { body: msg.cell.toBoc() }, { exclude: [...reached, ...refused.map((r) => r.split(' ')[0]!)] });
-        reached.push(server);
+        reached.push((await pool.queryWithServer('sendMessage', { body: msg.cell.toBoc() }, { exclude: reached })).server);
       } catch (err) {
-        if (err instanceof LitePoolUnavailableError) break;
-        if (err instanceof LiteServerError) {
-          refused.push(`${err.message}`);
-          if (reached.length === 0 && refused.length >= 1) break;
-          continue;
-        }
+        // The first server's refusal is the answer; after one took it, fewer copies are enough.
+        if (reached.length > 0) break;
+        if (err instanceof LiteServerError) throw new ChainRejectedError(`the liteserver refused the message: ${err.message}`, 'rejected');
+        if (err instanceof LitePoolUnavailableError) throw new Error(`no liteserver could take the message: ${err.message}`);
         throw err;
       }
-    }
-    if (reached.length === 0) {
-      if (refused.length > 0) throw new ChainRejectedError(`the liteserver refused the message: ${refused.join('; ')}`, 'rejected');
-      throw new Error(`no liteserver could take the message: ${this.requirePool().status().reason ?? 'every server failed'}`);
     }
     const pending: PendingMessage = {
       hash: msg.hash, boc: msg.cell.toBoc().toString('base64'), destination: msg.destination, receivedAt: Math.floor(Date.now() / 1000), involvedAccounts: null,

@@ -1,8 +1,9 @@
 // Liteservers have no mempool to read: the pending messages of a liteserver source are the external
 // messages this process sent, until a walked block holds their transaction or they expire.
-import { Cell, loadMessage, type Message } from '@ton/core';
+import { loadMessage, type Cell, type Message } from '@ton/core';
 import { addressToRaw } from '../address.js';
 import type { PendingMessage, TransactionModel } from '../model.js';
+import { singleRootBoc } from '../message-boc.js';
 import { ChainRejectedError } from '../source.js';
 
 export interface ExternalMessage {
@@ -14,14 +15,7 @@ export interface ExternalMessage {
 
 /** A submitted BoC: one root, a Message, external-in; anything else is refused with the devnet's codes. */
 export function parseExternalMessage(boc: Buffer): ExternalMessage {
-  let cell: Cell;
-  try {
-    const roots = Cell.fromBoc(boc);
-    if (roots.length !== 1) throw new Error(`expected one root cell, got ${roots.length}`);
-    cell = roots[0]!;
-  } catch (err) {
-    throw new ChainRejectedError(`invalid message BoC: ${(err as Error).message}`, 'invalid_boc');
-  }
+  const cell = singleRootBoc(boc);
   let message: Message;
   try {
     message = loadMessage(cell.beginParse());

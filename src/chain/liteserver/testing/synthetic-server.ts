@@ -15,6 +15,14 @@ import type { LiteServerHandler, LiteServerMethods } from '../transport/adnl-ser
 import { MasterchainHead } from '../transport/adnl-server.js';
 import { accountPosition } from '../trust/shards.js';
 import { hashmapPath, multiRootBoc, ProofBuilder, shardTreePath } from './proof-builder.js';
+import { serveBackwardProof } from './serve-block-proof.js';
+import { serveConfig } from './serve-config.js';
+import { serveLibraries } from './serve-libraries.js';
+import type { ServedChain } from './served.js';
+
+const refuse = (why: string): never => {
+  throw new LiteServerError(LiteErrorCode.error, why);
+};
 
 /** Ways the server can lie; each is asked per reply. */
 export interface LyingModes {
@@ -32,6 +40,8 @@ export interface SyntheticLiteServerOptions {
   /** Served head; default the chain's newest masterchain block. Move it with `advance`. */
   head?: number;
   lie?: LyingModes;
+  /** Library cells getLibraries serves. */
+  libraries?: Cell[];
 }
 
 interface Indexed {
@@ -69,6 +79,7 @@ export class SyntheticLiteServer implements LiteServerHandler {
   readonly calls: LiteMethodName[] = [];
   readonly methods: LiteServerMethods;
   private readonly byKey = new Map<string, Indexed>();
+  private readonly served: ServedChain = { exact: (id) => this.exact(id).built, proofBoc: (m, roots) => this.proofBoc(m, roots) };
   private readonly transactions = new Map<string, IndexedTransaction[]>();
   private indexed = 0;
 
@@ -103,6 +114,10 @@ export class SyntheticLiteServer implements LiteServerHandler {
       },
       getAccountState: ({ id, account }) => this.accountState(this.exact(id).built, account),
       getTransactions: ({ count, account, lt, hash }) => this.history(account, lt, hash, count),
+      getBlockProof: (req) => serveBackwardProof(this.served, req) ?? refuse('only backward block proofs are served'),
+      getConfigAll: (req) => serveConfig(this.served, req),
+      getConfigParams: (req) => serveConfig(this.served, req),
+      getLibraries: (req) => serveLibraries(this.options.libraries ?? [], req),
       sendMessage: ({ body }) => {
         this.sent.push(body);
         return { status: 1 };

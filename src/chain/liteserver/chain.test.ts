@@ -1,0 +1,324 @@
+// The liteserver ChainSource over real ADNL on loopback against fake liteservers serving a synthetic chain
+// (splits, merges, gaps, a real wallet v4 contract): `fast` believes a head two servers agree on and none
+// when they disagree; getFinalizedBlock proves each block from the head and returns exactly the builder's
+// transactions; forged, withheld and dying servers are demoted or skipped with no gap and no duplicate;
+// account state, history, get-methods (run locally) and sendExternalMessage are proven or checked.
+import { randomBytes } from 'node:crypto';
+import { beginCell, Cell, external, internal, storeAccount, storeMessage, type Address } from '@ton/core';
+import { keyPairFromSeed } from '@ton/crypto';
+import { defaultConfig } from '@ton/sandbox';
+import { WalletContractV4 } from '@ton/ton';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SyntheticChain } from '../blocks/synthetic.js';
+import { newAccount, transferTransaction } from '../blocks/transfer.js';
+import { decodeBlock } from '../decode/block.js';
+import type { FinalizedBlock } from '../model.js';
+import { ChainRejectedError } from '../source.js';
+import type { GlobalConfig } from './config.js';
+import { createLiteserverChain, type LiteserverChain } from './index.js';
+import { driveScenario, type Scenario } from './testing/scenario.js';
+import { SyntheticLiteServer, type SyntheticLiteServerOptions } from './testing/synthetic-server.js';
+import { AdnlServer } from './transport/adnl-server.js';
+import { LocalTvm, parseAccount } from './tvm.js';
+
+/** Masterchain blocks followed; the acceptance run is 200. */
+const BLOCKS = Number(process.env.WALK_BLOCKS ?? 200);
+const WALLET_SEQNO = 7;
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const x of open.splice(0).reverse()) await x.close();
+});
+
+interface Served {
+  fake: SyntheticLiteServer;
+  server: AdnlServer;
+  name: string;
+}
+
+async function serve(s: Scenario, options: SyntheticLiteServerOptions = {}): Promise<Served> {
+  const fake = new SyntheticLiteServer(s.chain, options);
+  const server = await AdnlServer.listen({ secretKey: randomBytes(32), handler: fake });
+  open.push(server);
+  return { fake, server, name: `${server.address.host}:${server.address.port}` };
+}
+
+/** Answers every query `ms` later, so the pool (fastest first) asks the other servers first. */
+function slow(x: Served, ms = 25): Served {
+  const methods = x.fake.methods as Record<string, (r: unknown) => unknown>;
+  for (const [name, fn] of Object.entries(methods)) {
+    methods[name] = async (r: unknown) => {
+      await new Promise((res) => setTimeout(res, ms));
+      return fn(r);
+    };
+  }
+  return x;
+}
+
+function globalConfig(s: Scenario, servers: Served[]): GlobalConfig {
+  const z = s.chain.zeroStates().masterchain.ref;
+  const zeroState = { workchain: -1, shard: -(1n << 63n), seqno: 0, rootHash: z.rootHash, fileHash: z.fileHash };
+  return { liteservers: servers.map((x) => ({ ...x.server.address, publicKey: x.server.publicKey })), anchor: { zeroState, initBlock: zeroState, hardforks: [] } };
+}
+
+async function source(s: Scenario, servers: Served[], logs: string[] = []): Promise<LiteserverChain> {
+  const chain = createLiteserverChain({
+    config: globalConfig(s, servers), network: 'testnet', trust: 'fast', headWaitMs: 5_000,
+    log: (level, msg) => logs.push(`${level}: ${msg}`),
+    poolOptions: { headPollMs: 1000, queryTimeoutMs: 5000, backoff: { minMs: 50, maxMs: 200 } },
+  });
+  open.push({ close: () => chain.stop() });
+  await chain.start();
+  return chain;
+}
+
+/** The builder's transaction hashes per masterchain block (any order within a block), and its shard blocks. */
+function truthOf(s: Scenario, n: number) {
+  const step = s.steps[n - 1]!;
+  return {
+    mc: step.masterchain.id.rootHash,
+    shards: step.shardBlocks.map((b) => b.id.rootHash).sort(),
+    transactions: [step.masterchain, ...step.shardBlocks].flatMap((b) => decodeBlock(b.boc).transactions.map((t) => t.hash)),
+  };
+}
+
+async function follow(chain: LiteserverChain, s: Scenario, from: number, to: number): Promise<FinalizedBlock[]> {
+  const out: FinalizedBlock[] = [];
+  for (let n = from; n <= to; n++) {
+    const block = await chain.getFinalizedBlock(n);
+    if (!block) throw new Error(`block ${n} not served`);
+    out.push(block);
+  }
+  return out;
+}
+
+function expectExactly(blocks: FinalizedBlock[], s: Scenario, from: number): void {
+  const seen = new Set<string>();
+  blocks.forEach((block, i) => {
+    const truth = truthOf(s, from + i);
+    expect(block.masterchain.seqno).toBe(from + i);
+    expect(block.masterchain.rootHash).toBe(truth.mc);
+    expect(block.shards.map((b) => b.rootHash).sort()).toEqual(truth.shards);
+    expect(block.transactions.map((t) => t.hash).sort()).toEqual([...truth.transactions].sort());
+    // Within one account, lt grows in the order given.
+    const last = new Map<string, bigint>();
+    for (const tx of block.transactions) {
+      expect(seen.has(tx.hash)).toBe(false);
+      seen.add(tx.hash);
+      expect(tx.lt > (last.get(tx.account) ?? -1n)).toBe(true);
+      last.set(tx.account, tx.lt);
+    }
+  });
+  const put = s.sent.filter((t) => t.mcSeqno >= from && t.mcSeqno < from + blocks.length);
+  const received = blocks.flatMap((b) => b.transactions).filter((t) => t.inMessage?.type === 'internal');
+  expect(received.map((t) => t.inMessage!.value).sort()).toEqual(put.map((t) => t.amount).sort());
+}
+
+/** A wallet v4 (real code) with seqno 7 and 10 TON, put into the chain by one transaction; its key pair. */
+function addWallet(chain: SyntheticChain) {
+  const keys = keyPairFromSeed(Buffer.alloc(32, 7));
+  const wallet = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey });
+  const data = beginCell().storeUint(WALLET_SEQNO, 32).storeUint(wallet.walletId, 32).storeBuffer(keys.publicKey).storeBit(false).endCell();
+  const lt = 10n ** 12n;
+  const made = transferTransaction(newAccount(wallet.address), { from: chain.addressIn('8000000000000000', 9_999), to: wallet.address, amount: 10n ** 10n }, lt, 1_700_000_000);
+  const account = beginCell().storeBit(1).store(storeAccount({
+    addr: wallet.address,
+    storageStats: { used: { cells: 1n, bits: 1n }, storageExtra: null, lastPaid: 0, duePayment: null },
+    storage: { lastTransLt: lt + 1n, balance: { coins: 10n ** 10n }, state: { type: 'active', state: { code: wallet.init.code, data } } },
+  })).endCell();
+  chain.addTransaction(0, made.cell, {
+    address: BigInt(`0x${wallet.address.hash.toString('hex')}`), account, lastTransHash: made.cell.hash(), lastTransLt: lt, splitDepth: 0, balance: { coins: 10n ** 10n },
+  });
+  return { wallet, keys, lastTx: made.cell, lt, account };
+}
+
+describe('liteserver chain source (fast trust) over ADNL', () => {
+  let s: Scenario;
+  let wallet: ReturnType<typeof addWallet>;
+
+  beforeAll(() => {
+    // The sandbox's config in the masterchain state, so get-methods and emulation run on a real one.
+    s = driveScenario(BLOCKS, new SyntheticChain({ config: Cell.fromBase64(defaultConfig) }));
+    wallet = addWallet(s.chain);
+    s.steps.push(s.chain.nextMasterchainBlock());
+    // One account with a history of several pages.
+    const hot = s.chain.addressIn(s.chain.shardIds[0]!, 500);
+    for (let b = 0; b < 4; b++) {
+      for (let k = 0; k < 10; k++) {
+        const amount = 5_000_000n + BigInt(b * 10 + k);
+        s.chain.transfer({ from: s.chain.addressIn('8000000000000000', 9_999), to: hot, amount });
+        s.sent.push({ account: hot.toRawString(), amount, mcSeqno: s.chain.masterchainSeqno + 1 });
+      }
+      s.steps.push(s.chain.nextMasterchainBlock());
+    }
+    expect(s.splits).toBeGreaterThanOrEqual(2);
+    expect(s.merges).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
+  it(`follows ${BLOCKS} masterchain blocks with splits and merges: exactly the builder's transactions`, async () => {
+    const servers = [await serve(s), await serve(s)];
+    const chain = await source(s, servers);
+    const head = await chain.getMasterchainHead();
+    expect(head.seqno).toBe(s.chain.masterchainSeqno);
+    expect(head.rootHash).toBe(s.chain.masterchainBlock(head.seqno)!.id.rootHash);
+    expect(chain.identity()).toEqual({ network: 'testnet', id: s.chain.zeroStates().masterchain.ref.rootHash.toString('hex') });
+    expect(await chain.getFinalizedBlock(head.seqno + 1)).toBeNull();
+    expectExactly(await follow(chain, s, 2, BLOCKS), s, 2);
+    const status = chain.status();
+    expect(status.trust).toMatchObject({ level: 'fast', waiting: null });
+    expect(status.trust.head!.seqno).toBe(head.seqno);
+    expect(status.lagBlocks).toBe(0);
+    expect(status.walkedSeqno).toBe(BLOCKS);
+    expect(Object.values(status.disproven)).toEqual([0, 0]);
+    expect(await chain.getOldestAvailableSeqno()).toBe(2);
+  }, 240_000);
+
+  it('a server forging blocks is demoted and counted; the walk completes through the honest one', async () => {
+    const forger = await serve(s, { lie: { forgeBlock: (id) => id.seqno % 10 === 3 } });
+    const honest = slow(await serve(s));
+    const chain = await source(s, [forger, honest]);
+    await chain.getMasterchainHead();
+    expectExactly(await follow(chain, s, 20, 60), s, 20);
+    expect(chain.status().disproven[forger.name]).toBeGreaterThan(0);
+    expect(chain.status().disproven[honest.name]).toBe(0);
+    expect(chain.status().pool.servers.find((x) => x.server === forger.name)!.demoted).toBe(true);
+  }, 120_000);
+
+  it('a server withholding blocks, and one that dies mid-walk, do not leave a gap or a duplicate', async () => {
+    const withholding = await serve(s, { lie: { withholdBlock: (id) => id.seqno % 4 === 1 } });
+    const dying = slow(await serve(s), 10);
+    const honest = slow(await serve(s));
+    const chain = await source(s, [withholding, dying, honest]);
+    await chain.getMasterchainHead();
+    const first = await follow(chain, s, 30, 45);
+    await dying.server.close();
+    const rest = await follow(chain, s, 46, 70);
+    expectExactly([...first, ...rest], s, 30);
+    const w = chain.status().pool.servers.find((x) => x.server === withholding.name)!;
+    expect(w.failures).toBeGreaterThan(0);
+    expect(chain.status().pool.servers.find((x) => x.server === dying.name)!.state).not.toBe('up');
+  }, 120_000);
+
+  it('fast: two servers that disagree on the head are both disbelieved; a third that agrees with one settles it', async () => {
+    const other = driveScenario(12, new SyntheticChain({ globalId: -218 }));
+    const a = await serve(s, { head: 10 });
+    const b = await serve(other, { head: 10 });
+    const chain = await source(s, [a, b]);
+    await expect(chain.getMasterchainHead()).rejects.toThrow(/disagree on masterchain block 10/);
+    expect(chain.status().trust.head).toBeNull();
+    expect(chain.status().waiting).toMatch(/disagree/);
+    expect(await chain.getFinalizedBlock(5)).toBeNull();
+
+    const c = await serve(s, { head: 10 });
+    const settled = await source(s, [a, b, c]);
+    const head = await settled.getMasterchainHead();
+    expect(head.rootHash).toBe(s.chain.masterchainBlock(10)!.id.rootHash);
+    expect(settled.status().pool.servers.find((x) => x.server === b.name)!.disproven).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('one server: its head is believed, with a warning at start', async () => {
+    const logs: string[] = [];
+    const chain = await source(s, [await serve(s, { head: 50 })], logs);
+    expect((await chain.getMasterchainHead()).seqno).toBe(50);
+    expect(logs.some((l) => l.startsWith('warn:') && /one liteserver/.test(l))).toBe(true);
+  }, 30_000);
+
+  it('every server down: calls fail with a reason that names the servers, and status says why', async () => {
+    const x = await serve(s);
+    const chain = await source(s, [x]);
+    await chain.getMasterchainHead();
+    await x.server.close();
+    await expect(chain.getFinalizedBlock(40)).rejects.toThrow(new RegExp(x.name.replace('.', '\\.')));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(chain.status().waiting).toMatch(/no liteserver is ready/);
+  }, 30_000);
+
+  it('proven account state, history across pages and forged proofs refused', async () => {
+    const tamperer = await serve(s, { lie: { tamperProof: (m) => m === 'getAccountState' } });
+    const honest = slow(await serve(s));
+    const chain = await source(s, [tamperer, honest]);
+    await chain.getMasterchainHead();
+    // The account with the longest history.
+    const byAccount = new Map<string, bigint[]>();
+    for (const t of s.sent) byAccount.set(t.account, [...(byAccount.get(t.account) ?? []), t.amount]);
+    const [account, amounts] = [...byAccount].sort((x, y) => y[1].length - x[1].length)[0]!;
+    expect(amounts.length).toBeGreaterThan(MAX_PAGE + 1);
+    const state = await chain.getAccountState(account);
+    expect(state).toMatchObject({ address: account, status: 'active', balance: amounts.reduce((a, b) => a + b, 0n), mcSeqno: s.chain.masterchainSeqno });
+    expect(chain.status().disproven[tamperer.name]).toBeGreaterThan(0);
+
+    const history = [];
+    let at = { lt: state.lastTxLt, hash: state.lastTxHash };
+    for (;;) {
+      const page = await chain.getTransactions(account, at.lt, at.hash);
+      history.push(...page);
+      const last = page[page.length - 1]!;
+      if (last.prevLt === 0n) break;
+      at = { lt: last.prevLt, hash: last.prevHash };
+    }
+    expect(history.map((t) => t.inMessage!.value)).toEqual([...amounts].reverse());
+    // A history page may start anywhere in the proven chain, also on a fresh source.
+    const fresh = await source(s, [honest]);
+    await fresh.getMasterchainHead();
+    const mid = history[20]!;
+    expect((await fresh.getTransactions(account, mid.lt, mid.hash, 3)).map((t) => t.hash)).toEqual(history.slice(20, 23).map((t) => t.hash));
+    await expect(fresh.getTransactions(account, mid.lt, 'ab'.repeat(32))).rejects.toThrow(/not in the proven history/);
+
+    const absent = await chain.getAccountState(`0:${'12'.repeat(32)}`);
+    expect(absent).toMatchObject({ status: 'nonexist', balance: 0n });
+    const older = await chain.getAccountState(account, 100);
+    expect(older.mcSeqno).toBe(100);
+    expect(older.balance).toBe(s.sent.filter((t) => t.account === account && t.mcSeqno <= 100).reduce((a, t) => a + t.amount, 0n));
+  }, 120_000);
+
+  it('runs a real wallet\'s seqno get-method locally on proven code, data and config; emulates and sends a transfer to two servers', async () => {
+    const servers = [await serve(s), await serve(s), await serve(s)];
+    const chain = await source(s, servers);
+    await chain.getMasterchainHead();
+    const address = wallet.wallet.address.toRawString();
+    const result = await chain.runGetMethod(address, 'seqno');
+    expect(result.exitCode).toBe(0);
+    expect(result.stack).toEqual([{ type: 'int', value: BigInt(WALLET_SEQNO) }]);
+    // No server's runSmcMethod was asked: the TVM ran here.
+    expect(servers.flatMap((x) => x.fake.calls)).not.toContain('runSmcMethod');
+    expect(servers.flatMap((x) => x.fake.calls)).toContain('getConfigAll');
+
+    const to: Address = s.chain.addressIn('4000000000000000', 1);
+    const transfer = wallet.wallet.createTransfer({
+      seqno: WALLET_SEQNO, secretKey: wallet.keys.secretKey, messages: [internal({ to, value: 10n ** 9n, bounce: false })],
+    });
+    const externalBoc = beginCell().store(storeMessage(external({ to: wallet.wallet.address, body: transfer }))).endCell().toBoc();
+    const emulated = await chain.emulateMessage(externalBoc);
+    expect(emulated.transactions[0]!.account).toBe(address);
+    expect(emulated.involvedAccounts).toEqual([address, to.toRawString()].sort());
+
+    const pending: string[] = [];
+    chain.onPendingMessage((m) => pending.push(m.hash));
+    const { hash } = await chain.sendExternalMessage(externalBoc);
+    expect(pending).toEqual([hash]);
+    expect((await chain.getPendingMessages()).map((m) => m.hash)).toEqual([hash]);
+    expect(servers.filter((x) => x.fake.sent.length === 1).length).toBeGreaterThanOrEqual(2);
+    await expect(chain.sendExternalMessage(externalBoc)).rejects.toBeInstanceOf(ChainRejectedError);
+    await expect(chain.sendExternalMessage(Buffer.from('not a boc'))).rejects.toMatchObject({ code: 'invalid_boc' });
+
+    // The message lands (its transaction run by the TVM here, put in the next block): no longer pending, seqno 8.
+    const lt = 2n * 10n ** 12n;
+    const run = await new LocalTvm().runTransaction(wallet.wallet.address, parseAccount(wallet.account), { lt: wallet.lt, hash: wallet.lastTx.hash() }, Cell.fromBoc(externalBoc)[0]!, {
+      config: defaultConfig, libs: null, now: Math.floor(Date.now() / 1000), lt,
+    });
+    s.chain.addTransaction(0, run.transaction, {
+      address: BigInt(`0x${wallet.wallet.address.hash.toString('hex')}`), account: beginCell().storeBit(1).store(storeAccount(run.account!)).endCell(),
+      lastTransHash: run.transaction.hash(), lastTransLt: lt, splitDepth: 0, balance: { coins: run.account!.storage.balance.coins },
+    });
+    s.steps.push(s.chain.nextMasterchainBlock());
+    const landed = s.chain.masterchainSeqno;
+    for (const x of servers) x.fake.advance();
+    while ((await chain.getMasterchainHead()).seqno < landed) await new Promise((r) => setTimeout(r, 50));
+    const block = (await chain.getFinalizedBlock(landed))!;
+    expect(block.transactions.find((t) => t.account === address)!.inMessage!.hash).toBe(hash);
+    expect(await chain.getPendingMessages()).toEqual([]);
+    expect((await chain.runGetMethod(address, 'seqno')).stack).toEqual([{ type: 'int', value: BigInt(WALLET_SEQNO + 1) }]);
+  }, 120_000);
+});
+
+const MAX_PAGE = 16;
