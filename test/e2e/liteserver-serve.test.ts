@@ -8,8 +8,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beginCell, type Address } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SyntheticChain } from '../../src/chain/blocks/synthetic.js';
-import { SyntheticLiteServer } from '../../src/chain/liteserver/testing/synthetic-server.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startLiteserverNetwork, type LiteserverNetwork } from '../support/liteserver-network.js';
 import { openRawStream, sseMessages } from '../support/streaming.js';
@@ -17,13 +15,11 @@ import { Receiver, until } from '../support/webhooks.js';
 import { newestFirst, tonTruth } from '../support/indexer.js';
 
 const TON = 1_000_000_000n;
-// The source proves every block from the believed head by backward links (getBlockProof); the fake
-// liteserver serves them once branch ls-source's testing/serve-block-proof.ts has landed.
-const SERVES_BLOCK_PROOFS = 'getBlockProof' in new SyntheticLiteServer(new SyntheticChain()).methods;
+
 const SHARD = '8000000000000000';
 const comment = (text: string) => beginCell().storeUint(0, 32).storeStringTail(text).endCell();
 
-describe.skipIf(!SERVES_BLOCK_PROOFS)('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
+describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
   let dir: string;
   let network: LiteserverNetwork;
   let service: TestService;
@@ -73,6 +69,8 @@ describe.skipIf(!SERVES_BLOCK_PROOFS)('tonwatch serve on liteservers (TONWATCH_C
     const head = network.steps.length;
     expect(service.source.network).toBe('testnet');
     expect(service.source.identity().id).toBe(network.chain.zeroStates().masterchain.ref.rootHash.toString('hex'));
+    // The profile is completed from the chain: the servers keep every block; this network has no config contract, so no DNS root.
+    expect(service.profile).toMatchObject({ network: 'testnet', testOnly: true, startAt: 'head', oldestSeqno: 2, dnsRoot: null, usdtMaster: null });
     await followed(head);
     const ready = (await (await service.api('/readyz', { auth: null })).json()) as { ok: boolean; checks: Record<string, any> };
     expect(ready.checks.chain).toMatchObject({ ok: true, network: 'testnet', trust: { level: 'fast', head: { seqno: head }, alarm: null } });
