@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLiteserverNetwork, type LiteserverNetwork } from '../../../test/support/liteserver-network.js';
 import { startTestService, type TestService } from '../../../test/support/service.js';
+import { runCli } from '../../../test/support/cli.js';
 import { run } from './chain.js';
 
 let dir: string;
@@ -33,15 +34,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  const code = await run(argv);
-  vi.restoreAllMocks();
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCli(run, argv);
 
 const serverLine = (name: string, head: number) => new RegExp(`^  ${name.replace(/\./g, '\\.')}\\s+up\\s+head ${head}\\s+\\d+ ms\\s+queries \\d+, failures 0, timeouts 0, disproven 0$`, 'm');
 
