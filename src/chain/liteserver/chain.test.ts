@@ -17,6 +17,7 @@ import { ChainRejectedError } from '../source.js';
 import type { GlobalConfig } from './config.js';
 import { createLiteserverChain, type LiteserverChain } from './index.js';
 import { driveScenario, type Scenario } from './testing/scenario.js';
+import { multiRootBoc } from './testing/proof-builder.js';
 import { SyntheticLiteServer, type SyntheticLiteServerOptions } from './testing/synthetic-server.js';
 import { AdnlServer } from './transport/adnl-server.js';
 import { LocalTvm, parseAccount } from './tvm.js';
@@ -257,11 +258,22 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
       at = { lt: last.prevLt, hash: last.prevHash };
     }
     expect(history.map((t) => t.inMessage!.value)).toEqual([...amounts].reverse());
-    // A history page may start anywhere in the proven chain, also on a fresh source.
-    const fresh = await source(s, [honest]);
+    // A history page may start anywhere in the proven chain, also on a fresh source; a server that leaves a
+    // transaction out of its pages (the chain of prev hashes breaks) is demoted and the honest one answers.
+    const truncating = await serve(s);
+    const pages = truncating.fake.methods.getTransactions!;
+    truncating.fake.methods.getTransactions = async (request) => {
+      const page = await pages(request);
+      const cells = Cell.fromBoc(page.transactions);
+      if (cells.length < 3) return page;
+      return { ids: [page.ids[0]!, ...page.ids.slice(2)], transactions: multiRootBoc([cells[0]!, ...cells.slice(2)]) };
+    };
+    const fresh = await source(s, [truncating, honest]);
     await fresh.getMasterchainHead();
     const mid = history[20]!;
     expect((await fresh.getTransactions(account, mid.lt, mid.hash, 3)).map((t) => t.hash)).toEqual(history.slice(20, 23).map((t) => t.hash));
+    expect(fresh.status().disproven[truncating.name]).toBeGreaterThan(0);
+    expect(fresh.status().pool.servers.find((x) => x.server === truncating.name)!.lastError).toMatch(/history\.prev_trans_hash/);
     await expect(fresh.getTransactions(account, mid.lt, 'ab'.repeat(32))).rejects.toThrow(/not in the proven history/);
 
     const absent = await chain.getAccountState(`0:${'12'.repeat(32)}`);
