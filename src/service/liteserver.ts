@@ -79,6 +79,12 @@ export async function createLiteserverChoice(config: Config, logger: Logger): Pr
  */
 export async function completeProfile(chain: LiteserverChain, base: NetworkProfile, logger: Logger): Promise<NetworkProfile> {
   const profile: NetworkProfile = { ...base };
+  // Every read below is proven from the believed head; without one (every server down) the constants stay.
+  const head = await chain.getMasterchainHead().catch((err: Error) => {
+    logger.warn({ reason: err.message }, 'no masterchain head is believed yet: the network profile keeps its built-in values');
+    return null;
+  });
+  if (!head) return profile;
   try {
     profile.dnsRoot = await dnsRootFromChain(chain);
   } catch (err) {

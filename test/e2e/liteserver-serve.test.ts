@@ -145,3 +145,43 @@ describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
     expect(expected.map((e) => e.comment)).toEqual(['withdrawal 1', 'hello liteserver', 'activation']);
   }, 120_000);
 });
+
+describe('tonwatch serve on liteservers that are all down at the first start', () => {
+  let dir: string;
+  let network: LiteserverNetwork;
+  let service: TestService | undefined;
+
+  afterAll(async () => {
+    await service?.close();
+    await network?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts anyway, /readyz says why it waits, and it follows once the servers are back', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tonwatch-ls-down-'));
+    network = await startLiteserverNetwork({ dir, servers: 2, blocks: 3 });
+    await network.stop(0);
+    await network.stop(1);
+    service = await startTestService({
+      env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet' },
+      components: [],
+    });
+    const waiting = await service.api('/readyz', { auth: null });
+    expect(waiting.status).toBe(503);
+    const checks = ((await waiting.json()) as { checks: Record<string, any> }).checks;
+    expect(checks.chain.ok).toBe(false);
+    expect(checks.chain.problem).toMatch(/^no liteserver is ready \(/);
+    for (const s of network.servers) expect(checks.chain.problem).toContain(s.name);
+    expect(checks.follower).toMatchObject({ ok: false, lastSeqno: null, error: expect.stringContaining('no masterchain head is believed yet') });
+    // The profile kept its constants: nothing could be proven.
+    expect(service.profile).toMatchObject({ network: 'testnet', oldestSeqno: null, dnsRoot: null });
+
+    network.advance();
+    await network.restart(0);
+    await network.restart(1);
+    await service.follower.waitForSeqno(network.steps.length, 60_000);
+    const ready = await service.api('/readyz', { auth: null });
+    expect(ready.status).toBe(200);
+    expect(service.follower.status()).toMatchObject({ lastSeqno: 4, error: null });
+  }, 120_000);
+});

@@ -28,6 +28,10 @@ export interface LiteserverNetwork {
   steps: MasterchainStep[];
   /** Makes `n` masterchain blocks (committing what was queued) and moves every server's head to the last. */
   advance(n?: number): MasterchainStep[];
+  /** Stops server `i` (its port closes: connections are refused). */
+  stop(i: number): Promise<void>;
+  /** Starts server `i` again on its port with its key, as the config file lists it. */
+  restart(i: number): Promise<void>;
   /** Every transaction the builder put in for `account`, newest first: the ground truth. */
   transactionsOf(account: AccountId | Address): TransactionModel[];
   close(): Promise<void>;
@@ -68,10 +72,12 @@ export async function startLiteserverNetwork(options: LiteserverNetworkOptions):
   const steps: MasterchainStep[] = [];
   for (let i = 0; i < (options.blocks ?? 2); i++) steps.push(chain.nextMasterchainBlock());
   const servers: NetworkServer[] = [];
+  const keys: Buffer[] = [];
   try {
     for (let i = 0; i < (options.servers ?? 2); i++) {
       const fake = new SyntheticLiteServer(chain, { lie: options.lie?.[i] });
-      const server = await AdnlServer.listen({ secretKey: randomBytes(32), host: '127.0.0.1', handler: fake });
+      keys.push(randomBytes(32));
+      const server = await AdnlServer.listen({ secretKey: keys[i]!, host: '127.0.0.1', handler: fake });
       servers.push({ fake, server, name: `${server.address.host}:${server.address.port}` });
     }
   } catch (err) {
@@ -91,6 +97,16 @@ export async function startLiteserverNetwork(options: LiteserverNetworkOptions):
       steps.push(...made);
       for (const s of servers) s.fake.advance();
       return made;
+    },
+    async stop(i) {
+      await servers[i]!.server.close();
+    },
+    async restart(i) {
+      const { fake, name } = servers[i]!;
+      fake.advance();
+      const [host, port] = name.split(':');
+      const again = await AdnlServer.listen({ secretKey: keys[i]!, host, port: Number(port), handler: fake });
+      servers[i] = { fake, server: again, name };
     },
     transactionsOf(account) {
       const raw = typeof account === 'string' ? account : account.toRawString();
