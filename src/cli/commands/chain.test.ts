@@ -1,6 +1,6 @@
 // `tonwatch chain info` against a real service on the liteserver source, and --direct against the
 // liteservers themselves: two fake liteservers over real ADNL on loopback serving a synthetic chain.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -54,12 +54,21 @@ describe('tonwatch chain info', () => {
     expect(json.chain).toMatchObject({ ok: true, network: 'testnet', trust: { level: 'fast', head: { seqno: 3 } } });
   });
 
-  it('connects directly with the serve settings (--direct), without a server', async () => {
+  it('connects directly with the serve settings (--direct), without a server, recording the session when asked', async () => {
+    const recording = path.join(dir, 'session.jsonl');
     vi.stubEnv('TONWATCH_LITESERVER_CONFIG', network.configFile);
     vi.stubEnv('TONWATCH_NETWORK', 'testnet');
     vi.stubEnv('TONWATCH_DATA_DIR', dir);
+    vi.stubEnv('TONWATCH_LITESERVER_RECORD', recording);
     const { code, out } = await cli('info', '--direct');
     expect(code).toBe(0);
+    // TONWATCH_LITESERVER_RECORD: every query and answer as a JSON line, flushed when the source stops.
+    const lines = readFileSync(recording, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { server: string; method: string; answer?: string; error?: string });
+    expect(lines.map((l) => l.method)).toContain('getBlockHeader');
+    expect(new Set(lines.map((l) => l.server))).toEqual(new Set(network.servers.map((s) => s.name)));
+    // Head long-polls still open at the stop end with the connection's error instead of an answer.
+    expect(lines.every((l) => typeof (l.answer ?? l.error) === 'string')).toBe(true);
+    expect(lines.find((l) => l.method === 'getBlockHeader')!.answer).toMatch(/^[A-Za-z0-9+/]+=*$/);
     expect(out).toContain(`source     ${network.configFile}`);
     expect(out).toMatch(/^trust      fast: head 3 /m);
     for (const s of network.servers) expect(out).toMatch(serverLine(s.name, 3));
