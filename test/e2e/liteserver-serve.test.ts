@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beginCell, type Address } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogger } from '../support/app.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startLiteserverNetwork, type LiteserverNetwork } from '../support/liteserver-network.js';
 import { openRawStream, sseMessages } from '../support/streaming.js';
@@ -162,10 +163,15 @@ describe('tonwatch serve on liteservers that are all down at the first start', (
     network = await startLiteserverNetwork({ dir, servers: 2, blocks: 3 });
     await network.stop(0);
     await network.stop(1);
+    const { logger, lines } = captureLogger('info');
     service = await startTestService({
       env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet' },
       components: [],
+      logger,
     });
+    // The start says where the config came from and warns about the fast trust level.
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'liteserver config loaded', origin: network.configFile, servers: 2, component: 'liteserver' }));
+    expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringMatching(/^TONWATCH_TRUST=fast: a masterchain head is believed when two liteservers/) }));
     const waiting = await service.api('/readyz', { auth: null });
     expect(waiting.status).toBe(503);
     const checks = ((await waiting.json()) as { checks: Record<string, any> }).checks;
