@@ -158,7 +158,7 @@ export const settings = {
     allowed: 'an integer ≥ 1',
     defaultDoc: "unset: the network profile's start (the devnet's oldest block, a real network's head)",
     parse: (raw: string) => (/^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) >= 1 ? Number(raw) : undefined),
-    doc: 'Masterchain seqno the follower starts from on a store that has followed nothing yet (then it catches up to the head); ignored once the store holds a cursor.',
+    doc: 'Masterchain seqno the follower starts from on a store that has followed nothing yet (then it catches up to the head; 2 or more on liteservers); ignored once the store holds a cursor.',
   } satisfies Setting<number | undefined>,
   blockIntervalMs: int({
     env: 'TONWATCH_BLOCK_INTERVAL_MS',

@@ -16,15 +16,20 @@ export type { ChainChoice } from './chain-choice.js';
 export const AVAILABLE_TRUST_LEVELS: ReadonlyArray<Config['trust']> = ['fast'];
 
 /** Settings this build cannot run, refused before anything (the data directory, the store) is touched. */
-export function checkChainSettings(config: Pick<Config, 'chain' | 'trust'>): void {
-  if (config.chain === 'liteserver' && !AVAILABLE_TRUST_LEVELS.includes(config.trust)) {
-    throw new ConfigError([
-      {
-        setting: 'TONWATCH_TRUST',
-        message: `TONWATCH_TRUST: ${config.trust} is not available in this build yet; use ${AVAILABLE_TRUST_LEVELS.join(' or ')}`,
-      },
-    ]);
+export function checkChainSettings(config: Pick<Config, 'chain' | 'trust' | 'startSeqno'>): void {
+  if (config.chain !== 'liteserver') return;
+  const problems = [];
+  if (!AVAILABLE_TRUST_LEVELS.includes(config.trust)) {
+    problems.push({
+      setting: 'TONWATCH_TRUST',
+      message: `TONWATCH_TRUST: ${config.trust} is not available in this build yet; use ${AVAILABLE_TRUST_LEVELS.join(' or ')}`,
+    });
   }
+  // A walk proves block n from block n-1's shard tops; block 0 is the zero state, which has none to walk from.
+  if (config.startSeqno === 1) {
+    problems.push({ setting: 'TONWATCH_START_SEQNO', message: 'TONWATCH_START_SEQNO: must be 2 or more with TONWATCH_CHAIN=liteserver, got 1' });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 export async function createChainSource(config: Config, logger: Logger): Promise<ChainChoice> {

@@ -155,11 +155,12 @@ describe('tonwatch serve as a process', () => {
     return { code, stderr };
   };
 
-  it('refuses TONWATCH_TRUST=secure (not in this build) on liteservers before it creates the data directory', async () => {
+  it('refuses TONWATCH_TRUST=secure (not in this build) and a start at block 1 on liteservers before it creates the data directory', async () => {
     const dataDir = path.join(tempDir(), 'not-yet');
-    const { code, stderr } = await serveExit({ TONWATCH_CHAIN: 'liteserver', TONWATCH_TRUST: 'secure', TONWATCH_DATA_DIR: dataDir });
+    const { code, stderr } = await serveExit({ TONWATCH_CHAIN: 'liteserver', TONWATCH_TRUST: 'secure', TONWATCH_START_SEQNO: '1', TONWATCH_DATA_DIR: dataDir });
     expect(code).toBe(2);
     expect(stderr).toContain('TONWATCH_TRUST: secure is not available in this build yet; use fast');
+    expect(stderr).toContain('TONWATCH_START_SEQNO: must be 2 or more with TONWATCH_CHAIN=liteserver, got 1');
     expect(existsSync(dataDir)).toBe(false);
   });
 
