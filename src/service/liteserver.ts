@@ -62,11 +62,11 @@ export async function createLiteserverChoice(config: Config, logger: Logger): Pr
     await stop();
     await recorder?.close();
   };
-  const base = realNetworkProfile(network);
+  const overrides = { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot };
   return {
     source: chain,
-    profile: async () =>
-      withOverrides(await completeProfile(chain, base, logger), { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot }),
+    // The configured USDT master is the one whose wallet code is read; a configured DNS root wins over param 4.
+    profile: async () => withOverrides(await completeProfile(chain, withOverrides(realNetworkProfile(network), overrides), logger), overrides),
     health: () => liteserverHealth(chain.status()),
     registerMetrics: (registry) => registerLiteserverMetrics(registry, () => chain.status()),
   };
