@@ -1,6 +1,6 @@
 // Conversions at the devnet's edges: submitted bytes to a queued message, executed transactions
 // to storage rows and back to the chain model, the persisted counters, get-method ids.
-import { Cell, crc16 } from '@ton/core';
+import { Cell } from '@ton/core';
 import { decodeTransaction } from '../decode/transaction.js';
 import type { SourcedTransaction } from '../model.js';
 import { singleRootBoc } from '../message-boc.js';
@@ -9,9 +9,7 @@ import { toQueuedMessage, type QueuedMessage } from './execute.js';
 import { FULL_SHARD, type ChainCounters, type ProducedTick } from './producer.js';
 import type { StoredTransaction } from './storage.js';
 
-export function methodId(name: string): number {
-  return (crc16(Buffer.from(name)).readUInt16BE(0) & 0xffff) | 0x10000;
-}
+export { methodId } from '../method-id.js';
 
 export function parseExternal(boc: Buffer): QueuedMessage {
   const cell = singleRootBoc(boc);

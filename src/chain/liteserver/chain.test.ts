@@ -4,7 +4,7 @@
 // transactions; forged, withheld and dying servers are demoted or skipped with no gap and no duplicate;
 // account state, history, get-methods (run locally) and sendExternalMessage are proven or checked.
 import { randomBytes } from 'node:crypto';
-import { beginCell, Cell, external, internal, storeAccount, storeMessage, type Address } from '@ton/core';
+import { beginCell, Cell, Dictionary, external, internal, storeAccount, storeMessage, type Address } from '@ton/core';
 import { keyPairFromSeed } from '@ton/crypto';
 import { defaultConfig } from '@ton/sandbox';
 import { WalletContractV4 } from '@ton/ton';
@@ -44,17 +44,24 @@ async function serve(s: Scenario, options: SyntheticLiteServerOptions = {}): Pro
   return { fake, server, name: `${server.address.host}:${server.address.port}` };
 }
 
-/** Answers every query `ms` later, so the pool (fastest first) asks the other servers first. */
-function slow(x: Served, ms = 25): Served {
+/**
+ * Answers every query `ms` later while `until()` is false, so the pool (fastest first) asks the liar first
+ * until the test saw it caught; after that the liar is demoted or failing and no delay is needed.
+ */
+function slowUntil(x: Served, until: () => boolean, ms = 150): Served {
   const methods = x.fake.methods as Record<string, (r: unknown) => unknown>;
   for (const [name, fn] of Object.entries(methods)) {
     methods[name] = async (r: unknown) => {
-      await new Promise((res) => setTimeout(res, ms));
+      if (!until()) await new Promise((res) => setTimeout(res, ms));
       return fn(r);
     };
   }
   return x;
 }
+
+/** How often `server` was disproven, or failed, so far in `chain` (0 before the chain exists). */
+const counter = (get: () => LiteserverChain | undefined, server: () => string, field: 'disproven' | 'failures') => () =>
+  (get()?.status().pool.servers.find((x) => x.server === server())?.[field] ?? 0) > 0;
 
 function globalConfig(s: Scenario, servers: Served[]): GlobalConfig {
   const z = s.chain.zeroStates().masterchain.ref;
@@ -66,7 +73,8 @@ async function source(s: Scenario, servers: Served[], logs: string[] = []): Prom
   const chain = createLiteserverChain({
     config: globalConfig(s, servers), network: 'testnet', trust: 'fast', headWaitMs: 5_000,
     log: (level, msg) => logs.push(`${level}: ${msg}`),
-    poolOptions: { headPollMs: 1000, queryTimeoutMs: 5000, backoff: { minMs: 50, maxMs: 200 } },
+    // No pings: latency then comes from answers alone, which slowUntil controls.
+    poolOptions: { headPollMs: 1000, queryTimeoutMs: 5000, backoff: { minMs: 50, maxMs: 200 }, pingIntervalMs: 0 },
   });
   open.push({ close: () => chain.stop() });
   await chain.start();
@@ -115,17 +123,20 @@ function expectExactly(blocks: FinalizedBlock[], s: Scenario, from: number): voi
   expect(received.map((t) => t.inMessage!.value).sort()).toEqual(put.map((t) => t.amount).sort());
 }
 
-/** A wallet v4 (real code) with seqno 7 and 10 TON, put into the chain by one transaction; its key pair. */
-function addWallet(chain: SyntheticChain) {
-  const keys = keyPairFromSeed(Buffer.alloc(32, 7));
+/**
+ * A wallet v4 (real code) with `seqno` and 10 TON, put into the chain by one transaction; its key pair.
+ * `asLibrary`: its code is a library cell naming the wallet code by hash (as many deployed contracts are).
+ */
+function addWallet(chain: SyntheticChain, { seed = 7, seqno = WALLET_SEQNO, lt = 10n ** 12n, asLibrary = false } = {}) {
+  const keys = keyPairFromSeed(Buffer.alloc(32, seed));
   const wallet = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey });
-  const data = beginCell().storeUint(WALLET_SEQNO, 32).storeUint(wallet.walletId, 32).storeBuffer(keys.publicKey).storeBit(false).endCell();
-  const lt = 10n ** 12n;
+  const data = beginCell().storeUint(seqno, 32).storeUint(wallet.walletId, 32).storeBuffer(keys.publicKey).storeBit(false).endCell();
+  const code = asLibrary ? beginCell().storeUint(2, 8).storeBuffer(wallet.init.code.hash()).endCell({ exotic: true }) : wallet.init.code;
   const made = transferTransaction(newAccount(wallet.address), { from: chain.addressIn('8000000000000000', 9_999), to: wallet.address, amount: 10n ** 10n }, lt, 1_700_000_000);
   const account = beginCell().storeBit(1).store(storeAccount({
     addr: wallet.address,
     storageStats: { used: { cells: 1n, bits: 1n }, storageExtra: null, lastPaid: 0, duePayment: null },
-    storage: { lastTransLt: lt + 1n, balance: { coins: 10n ** 10n }, state: { type: 'active', state: { code: wallet.init.code, data } } },
+    storage: { lastTransLt: lt + 1n, balance: { coins: 10n ** 10n }, state: { type: 'active', state: { code, data } } },
   })).endCell();
   chain.addTransaction(0, made.cell, {
     address: BigInt(`0x${wallet.address.hash.toString('hex')}`), account, lastTransHash: made.cell.hash(), lastTransLt: lt, splitDepth: 0, balance: { coins: 10n ** 10n },
@@ -136,11 +147,13 @@ function addWallet(chain: SyntheticChain) {
 describe('liteserver chain source (fast trust) over ADNL', () => {
   let s: Scenario;
   let wallet: ReturnType<typeof addWallet>;
+  let libraryWallet: ReturnType<typeof addWallet>;
 
   beforeAll(() => {
     // The sandbox's config in the masterchain state, so get-methods and emulation run on a real one.
     s = driveScenario(BLOCKS, new SyntheticChain({ config: Cell.fromBase64(defaultConfig) }));
     wallet = addWallet(s.chain);
+    libraryWallet = addWallet(s.chain, { seed: 8, seqno: 11, lt: 10n ** 12n + 10n, asLibrary: true });
     s.steps.push(s.chain.nextMasterchainBlock());
     // One account with a history of several pages.
     const hot = s.chain.addressIn(s.chain.shardIds[0]!, 500);
@@ -176,8 +189,9 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
 
   it('a server forging blocks is demoted and counted; the walk completes through the honest one', async () => {
     const forger = await serve(s, { lie: { forgeBlock: (id) => id.seqno % 10 === 3 } });
-    const honest = slow(await serve(s));
-    const chain = await source(s, [forger, honest]);
+    let chain: LiteserverChain | undefined;
+    const honest = slowUntil(await serve(s), counter(() => chain, () => forger.name, 'disproven'));
+    chain = await source(s, [forger, honest]);
     await chain.getMasterchainHead();
     expectExactly(await follow(chain, s, 20, 60), s, 20);
     expect(chain.status().disproven[forger.name]).toBeGreaterThan(0);
@@ -187,9 +201,11 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
 
   it('a server withholding blocks, and one that dies mid-walk, do not leave a gap or a duplicate', async () => {
     const withholding = await serve(s, { lie: { withholdBlock: (id) => id.seqno % 4 === 1 } });
-    const dying = slow(await serve(s), 10);
-    const honest = slow(await serve(s));
-    const chain = await source(s, [withholding, dying, honest]);
+    let chain: LiteserverChain | undefined;
+    const caught = counter(() => chain, () => withholding.name, 'failures');
+    const dying = slowUntil(await serve(s), caught, 75);
+    const honest = slowUntil(await serve(s), caught);
+    chain = await source(s, [withholding, dying, honest]);
     await chain.getMasterchainHead();
     const first = await follow(chain, s, 30, 45);
     await dying.server.close();
@@ -236,8 +252,9 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
 
   it('proven account state, history across pages and forged proofs refused', async () => {
     const tamperer = await serve(s, { lie: { tamperProof: (m) => m === 'getAccountState' } });
-    const honest = slow(await serve(s));
-    const chain = await source(s, [tamperer, honest]);
+    let chain: LiteserverChain | undefined;
+    const honest = slowUntil(await serve(s), counter(() => chain, () => tamperer.name, 'disproven'));
+    chain = await source(s, [tamperer, honest]);
     await chain.getMasterchainHead();
     // The account with the longest history.
     const byAccount = new Map<string, bigint[]>();
@@ -268,7 +285,9 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
       if (cells.length < 3) return page;
       return { ids: [page.ids[0]!, ...page.ids.slice(2)], transactions: multiRootBoc([cells[0]!, ...cells.slice(2)]) };
     };
-    const fresh = await source(s, [truncating, honest]);
+    let fresh: LiteserverChain | undefined;
+    slowUntil(honest, counter(() => fresh, () => truncating.name, 'disproven'));
+    fresh = await source(s, [truncating, honest]);
     await fresh.getMasterchainHead();
     const mid = history[20]!;
     expect((await fresh.getTransactions(account, mid.lt, mid.hash, 3)).map((t) => t.hash)).toEqual(history.slice(20, 23).map((t) => t.hash));
@@ -282,6 +301,35 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
     expect(older.mcSeqno).toBe(100);
     expect(older.balance).toBe(s.sent.filter((t) => t.account === account && t.mcSeqno <= 100).reduce((a, t) => a + t.amount, 0n));
   }, 120_000);
+
+  it('config params proven at the head and at an older block; absent ones proven absent; a tampered proof refused', async () => {
+    const liar = await serve(s, { lie: { tamperProof: (m) => m === 'getConfigParams' } });
+    let chain: LiteserverChain | undefined;
+    const honest = slowUntil(await serve(s), counter(() => chain, () => liar.name, 'disproven'));
+    chain = await source(s, [liar, honest]);
+    await chain.getMasterchainHead();
+    const config = Dictionary.loadDirect(Dictionary.Keys.Int(32), Dictionary.Values.Cell(), Cell.fromBase64(defaultConfig));
+    const params = await chain.getConfigParams([4, 34, 9999]);
+    expect(params.get(4)!.hash().equals(config.get(4)!.hash())).toBe(true); // the DNS root
+    expect(params.get(34)!.hash().equals(config.get(34)!.hash())).toBe(true);
+    expect(params.get(9999)).toBeNull();
+    expect(chain.status().disproven[liar.name]).toBeGreaterThan(0);
+    expect((await chain.getConfigParams([4], 50)).get(4)!.hash().equals(config.get(4)!.hash())).toBe(true);
+  }, 60_000);
+
+  it('a get-method whose code is a library cell: the library comes from getLibraries, checked by its hash', async () => {
+    const code = wallet.wallet.init.code;
+    const liar = await serve(s, { libraries: [beginCell().storeRef(code).endCell()] }); // another cell: wrong hash
+    liar.fake.methods.getLibraries = (request) => ({ result: request.libraryList.map((hash) => ({ hash, data: beginCell().storeUint(1, 8).endCell().toBoc() })) });
+    let chain: LiteserverChain | undefined;
+    const honest = slowUntil(await serve(s, { libraries: [code] }), counter(() => chain, () => liar.name, 'disproven'), 400);
+    chain = await source(s, [liar, honest]);
+    await chain.getMasterchainHead();
+    const result = await chain.runGetMethod(libraryWallet.wallet.address.toRawString(), 'seqno');
+    expect(result.stack).toEqual([{ type: 'int', value: 11n }]);
+    expect(honest.fake.calls).toContain('getLibraries');
+    expect(chain.status().pool.servers.find((x) => x.server === liar.name)!.lastError).toMatch(/library\.hash/);
+  }, 60_000);
 
   it('runs a real wallet\'s seqno get-method locally on proven code, data and config; emulates and sends a transfer to two servers', async () => {
     const servers = [await serve(s), await serve(s), await serve(s)];
@@ -309,6 +357,8 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
     const { hash } = await chain.sendExternalMessage(externalBoc);
     expect(pending).toEqual([hash]);
     expect((await chain.getPendingMessages()).map((m) => m.hash)).toEqual([hash]);
+    // Emulated at send for filtered mempool streams: the wallet and the receiver of its transfer.
+    expect((await chain.getPendingMessages())[0]!.involvedAccounts).toEqual([address, to.toRawString()].sort());
     expect(servers.filter((x) => x.fake.sent.length === 1).length).toBeGreaterThanOrEqual(2);
     await expect(chain.sendExternalMessage(externalBoc)).rejects.toBeInstanceOf(ChainRejectedError);
     await expect(chain.sendExternalMessage(Buffer.from('not a boc'))).rejects.toMatchObject({ code: 'invalid_boc' });

@@ -5,12 +5,13 @@
 //     config: GlobalConfig,                  // liteservers + trust anchor (loadGlobalConfig)
 //     network: 'mainnet' | 'testnet',        // networkOf(config.anchor) for the official configs
 //     trust: 'fast' | HeadTrust | ((pool, log) => HeadTrust),
-//     startSeqno?: number,                   // floor of getOldestAvailableSeqno (≥ 2)
+//     startSeqno?: number,                   // floor of getOldestAvailableSeqno (default 2)
 //     record?: QueryRecorder,                // every query and reply (jsonlRecorder)
 //     log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void,
 //     poolOptions?: Partial<LitePoolOptions>,
 //     headWaitMs?, pendingTtlMs?, sendFanout?,
 //   }): LiteserverChain                      // implements ChainSource
+//   chain.getConfigParams(params: number[], mcSeqno?): Map<param, Cell | null>   // proven; not in ChainSource
 //   chain.status(): LiteserverStatus = {
 //     network, trust: TrustStatus, pool: PoolStatus (per server: state, head, latencyMs, queries, failures,
 //     timeouts, disproven, reconnects, demoted, lastError), head: BlockHeader | null, lagBlocks, lagSeconds,
@@ -18,7 +19,7 @@
 //   }
 import { LiteserverChain, type LiteserverChainOptions } from './chain.js';
 
-export { LiteserverChain, methodId, type LiteserverChainOptions, type LiteserverStatus, type RealNetwork } from './chain.js';
+export { LiteserverChain, type LiteserverChainOptions, type LiteserverStatus, type RealNetwork } from './chain.js';
 export { FastTrust, type TrustLog } from './trust/fast.js';
 export type { HeadTrust, TrustStatus, TrustLevel, TrustMemory, TrustAlarm } from './trust/head-trust.js';
 export type { PoolStatus, ServerStatus, LitePoolOptions } from './transport/pool.js';

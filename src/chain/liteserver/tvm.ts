@@ -50,6 +50,14 @@ export function librariesDict(libraries: Cell[]): Cell | null {
   return beginCell().storeDictDirect(dict).endCell();
 }
 
+/** The code loaded a library cell the run was not given (reached only at run time): fetch it and run again. */
+export class MissingLibraryError extends Error {
+  constructor(readonly hash: Buffer) {
+    super(`the get-method needs library ${hash.toString('hex')}`);
+    this.name = 'MissingLibraryError';
+  }
+}
+
 export class LocalTvm {
   private executor: Promise<Executor> | null = null;
 
@@ -66,6 +74,7 @@ export class LocalTvm {
       randomSeed: Buffer.alloc(32), gasLimit: GET_METHOD_GAS_LIMIT, debugEnabled: false,
     });
     if (!res.output.success) throw new Error(`get-method emulation failed: ${res.output.error}`);
+    if (res.output.missing_library) throw new MissingLibraryError(Buffer.from(res.output.missing_library, 'hex'));
     const exitCode = res.output.vm_exit_code;
     // a failed run leaves no meaningful stack; exit codes 0 and 1 are both success in TVM
     const out = exitCode === 0 || exitCode === 1 ? parseTuple(Cell.fromBase64(res.output.stack)) : [];

@@ -52,6 +52,19 @@ describe('liteserver pool', () => {
     expect((await p.queryWithServer('getBlock', { id: mcBlock(24) }, { minSeqno: 24 })).server).toBe(name(a));
   });
 
+  it('never asks an excluded server, even the preferred one, and says none could answer when only it could', async () => {
+    const a = await serve({ head: 10 });
+    const b = await serve({ head: 10 });
+    const { pool: p } = pool([a, b]);
+    await p.waitReady(5000);
+    await until(() => p.status().servers.every((s) => s.head), 'both heads');
+    for (let i = 0; i < 3; i++) {
+      expect((await p.queryWithServer('getBlock', { id: mcBlock(5) }, { prefer: name(a), exclude: [name(a)] })).server).toBe(name(b));
+    }
+    expect(a.calls.filter((c) => c === 'getBlock')).toHaveLength(0);
+    await expect(p.query('getBlock', { id: mcBlock(5) }, { exclude: [name(a), name(b)], timeoutMs: 200 })).rejects.toBeInstanceOf(LitePoolUnavailableError);
+  });
+
   it('prefers the fastest server', async () => {
     const slow = await serve({ extra: { getTime: () => new Promise((r) => setTimeout(() => r({ now: 1 }), 150)) } });
     const fast = await serve();

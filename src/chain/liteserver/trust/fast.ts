@@ -13,6 +13,8 @@ import type { HeadTrust, TrustStatus } from './head-trust.js';
 const MC_SHARD = -(1n << 63n);
 /** Seqnos of reports kept below the believed head (servers lag each other by a few blocks). */
 const KEEP_BELOW_HEAD = 64;
+/** Seqnos of reports kept at most. */
+const MAX_SEQNOS_KEPT = 256;
 
 export type TrustLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
 
@@ -70,6 +72,8 @@ export class FastTrust implements HeadTrust {
     let at = this.reports.get(id.seqno);
     if (!at) this.reports.set(id.seqno, (at = new Map()));
     at.set(server, id);
+    // While nothing is believed (servers disagree) the reports would grow with every head: keep the newest.
+    if (this.reports.size > MAX_SEQNOS_KEPT) this.reports.delete(Math.min(...this.reports.keys()));
   }
 
   /**
