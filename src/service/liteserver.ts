@@ -2,7 +2,7 @@
 // or TONWATCH_NETWORK (errors name the setting), the trust level, the recording hook, the start
 // warnings, and the network profile completed from the chain itself (config param 4, the oldest
 // block the servers keep, the USDT wallet code) once the source has started.
-import { Cell } from '@ton/core';
+import type { Cell } from '@ton/core';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
@@ -10,7 +10,6 @@ import { loadGlobalConfig, LiteserverConfigError, type LoadedGlobalConfig } from
 import type { LiteserverChain, LiteserverChainOptions } from '../chain/liteserver/chain.js';
 import { jsonlRecorder } from '../chain/liteserver/transport/recording.js';
 import type { TrustLevel } from '../chain/liteserver/trust/head-trust.js';
-import { provenConfigParam } from '../chain/liteserver/trust/state.js';
 import type { ChainChoice } from './chain-choice.js';
 import { liteserverHealth, registerLiteserverMetrics } from './liteserver-report.js';
 
@@ -108,18 +107,9 @@ export async function completeProfile(chain: LiteserverChain, base: NetworkProfi
   return profile;
 }
 
-/** The config contract: config param 0 names it; mainnet and testnet have it at this address. */
-export const CONFIG_CONTRACT = '-1:5555555555555555555555555555555555555555555555555555555555555555';
-
-/**
- * Config param 4 from the config contract's proven state (its data's first reference is the config
- * dictionary the masterchain state copies); null on a network without that contract or that param.
- */
-export async function dnsRootFromChain(chain: Pick<LiteserverChain, 'getAccountState'>): Promise<string | null> {
-  const state = await chain.getAccountState(CONFIG_CONTRACT);
-  if (state.status !== 'active' || !state.data) return null;
-  const dict = Cell.fromBase64(state.data).refs[0];
-  const param4 = dict ? provenConfigParam(dict, 4) : null;
+/** Config param 4 of the believed head's proven config; null on a network whose config has none. */
+export async function dnsRootFromChain(chain: Pick<LiteserverChain, 'getConfigParams'>): Promise<string | null> {
+  const param4 = (await chain.getConfigParams([4])).get(4);
   return param4 ? dnsRootOfParam4(param4) : null;
 }
 
