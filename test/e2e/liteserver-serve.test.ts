@@ -9,7 +9,7 @@ import path from 'node:path';
 import { beginCell, type Address } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureLogger } from '../support/app.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { spawnService, startTestService, type TestService } from '../support/service.js';
 import { startLiteserverNetwork, type LiteserverNetwork } from '../support/liteserver-network.js';
 import { openRawStream, sseMessages } from '../support/streaming.js';
 import { Receiver, until } from '../support/webhooks.js';
@@ -190,4 +190,41 @@ describe('tonwatch serve on liteservers that are all down at the first start', (
     expect(ready.status).toBe(200);
     expect(service.follower.status()).toMatchObject({ lastSeqno: 4, error: null });
   }, 120_000);
+});
+
+describe('tonwatch serve as a child process on liteservers', () => {
+  let dir: string;
+  let network: LiteserverNetwork;
+
+  afterAll(async () => {
+    await network?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts with TONWATCH_CHAIN=liteserver, says how to look at the liteservers, follows, and stops on SIGTERM', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tonwatch-ls-child-'));
+    network = await startLiteserverNetwork({ dir, servers: 2, blocks: 3 });
+    const child = await spawnService({
+      dataDir: path.join(dir, 'data'),
+      env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet' },
+    });
+    try {
+      await until(() => child.output().includes('tonwatch is running on the'), 30_000, 'the start banner');
+      expect(child.output()).toContain('tonwatch is running on the testnet chain');
+      expect(child.output()).toContain('  liteservers      npm run tonwatch -- chain info   (trust level fast)');
+      expect(child.output()).toContain('TONWATCH_TRUST=fast: a masterchain head is believed when two liteservers report the same block');
+      network.advance(2);
+      const readyz = async () => {
+        const res = await fetch(`${child.url}/readyz`);
+        return { status: res.status, ...((await res.json()) as { checks: Record<string, any> }) };
+      };
+      await until(async () => (await readyz()).checks.follower.lastSeqno === 5, 30_000, 'the follower at block 5');
+      const ready = await readyz();
+      expect(ready.status).toBe(200);
+      expect(ready.checks.chain).toMatchObject({ ok: true, network: 'testnet', trust: { level: 'fast', head: { seqno: 5 } } });
+    } finally {
+      child.child.kill('SIGTERM');
+    }
+    expect(await child.exited).toBe(0);
+  }, 90_000);
 });
