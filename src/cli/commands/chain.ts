@@ -79,7 +79,7 @@ export async function run(argv: string[]): Promise<number> {
     report = await fromServer(serverUrl(line));
   }
   if (!report) return 1;
-  console.log(json ? JSON.stringify(report, null, 2) : describe(report));
+  console.log(json ? JSON.stringify(report, null, 2) : inWords(report));
   return report.chain.ok && (report.follower?.ok ?? true) ? 0 : 3;
 }
 
@@ -136,7 +136,7 @@ async function direct(timeoutMs: number): Promise<{ chain: ChainReport; source: 
 const short = (hex: string) => `${hex.slice(0, 8)}…`;
 
 /** The report in words, one fact a line. */
-function describe(report: { chain: ChainReport; follower?: FollowerReport; source: string }): string {
+function inWords(report: { chain: ChainReport; follower?: FollowerReport; source: string }): string {
   const { chain, follower } = report;
   const lines = [`source     ${report.source}`, `network    ${chain.network ?? 'unknown'}${chain.chain_id ? ` (zero state ${short(chain.chain_id)})` : ''}`];
   if (chain.trust) {
