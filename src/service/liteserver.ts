@@ -71,6 +71,24 @@ export async function createLiteserverChoice(config: Config, logger: Logger): Pr
   };
 }
 
+/** How long the start waits for a believed head before the profile keeps its constants. */
+const HEAD_WAIT_MS = 15_000;
+
+/**
+ * Resolves true once a head is believed, false after `timeoutMs` or as soon as every server has failed
+ * and none is up (a start with the network unreachable need not wait the whole time).
+ */
+async function headBelieved(chain: Pick<LiteserverChain, 'status'>, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const { trust, pool } = chain.status();
+    if (trust.head) return true;
+    if (trust.alarm || (pool.servers.length > 0 && pool.servers.every((s) => s.state !== 'up' && s.lastError !== undefined))) return false;
+    if (Date.now() >= end) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * Fills what the constant profile cannot know from the chain: the DNS root (config param 4), the
  * oldest block the servers keep, the code of USDT's jetton wallets. A value the chain cannot give
@@ -79,11 +97,10 @@ export async function createLiteserverChoice(config: Config, logger: Logger): Pr
 export async function completeProfile(chain: LiteserverChain, base: NetworkProfile, logger: Logger): Promise<NetworkProfile> {
   const profile: NetworkProfile = { ...base };
   // Every read below is proven from the believed head; without one (every server down) the constants stay.
-  const head = await chain.getMasterchainHead().catch((err: Error) => {
-    logger.warn({ reason: err.message }, 'no masterchain head is believed yet: the network profile keeps its built-in values');
-    return null;
-  });
-  if (!head) return profile;
+  if (!(await headBelieved(chain, HEAD_WAIT_MS))) {
+    logger.warn({ waiting: chain.status().waiting }, 'no masterchain head is believed yet: the network profile keeps its built-in values');
+    return profile;
+  }
   try {
     profile.dnsRoot = await dnsRootFromChain(chain);
   } catch (err) {
