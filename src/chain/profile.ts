@@ -34,18 +34,19 @@ export const MAINNET_USDT_MASTER = parseAccountId('EQCxE6mUtQJKFnGfaROTKOt1lZbDi
 
 /**
  * Mainnet's root DNS resolver: the address in mainnet config parameter #4, as the emulator's
- * bundled mainnet config carries it. A liteserver source should read param 4 at run time.
+ * bundled mainnet config carries it (and mainnet's config proofs in test/fixtures). The liteserver
+ * source's profile reads param 4 from the chain at start (src/service/liteserver.ts).
  */
 export const MAINNET_DNS_ROOT = '-1:e56754f83426f69b09267bd876ac97c44821345b7e266bd956a7bfbfb98df35c';
 
 export const MAINNET_PROFILE: NetworkProfile = Object.freeze({
   network: 'mainnet',
   usdtMaster: MAINNET_USDT_MASTER,
-  // TODO(liteserver): the code hash of USDT's jetton wallets, read from the master's get_jetton_data.
+  // Read from the master's get_jetton_data at start on liteservers (src/service/liteserver.ts).
   usdtWalletCodeHashes: [],
   dnsRoot: MAINNET_DNS_ROOT,
   startAt: 'head',
-  // TODO(liteserver): what the configured liteservers' archives reach (getOldestAvailableSeqno).
+  // What the configured liteservers keep: getOldestAvailableSeqno at start (src/service/liteserver.ts).
   oldestSeqno: null,
   testOnly: false,
 });
@@ -55,7 +56,7 @@ export const TESTNET_PROFILE: NetworkProfile = Object.freeze({
   // No USDT on testnet: TONWATCH_USDT_MASTER names a test jetton when wanted.
   usdtMaster: null,
   usdtWalletCodeHashes: [],
-  // TODO(liteserver): testnet config parameter #4, read at run time.
+  // Testnet config parameter #4, read from the chain at start on liteservers (src/service/liteserver.ts).
   dnsRoot: null,
   startAt: 'head',
   oldestSeqno: null,

@@ -6,6 +6,7 @@ const commands: Record<string, () => Promise<CliCommand>> = {
   devnet: () => import('./commands/devnet.js'),
   keys: () => import('./commands/keys.js'),
   apps: () => import('./commands/apps.js'),
+  chain: () => import('./commands/chain.js'),
 };
 
 export interface CliCommand {
@@ -20,7 +21,7 @@ async function usage(): Promise<string> {
     lines.push(`  ${name.padEnd(8)} ${summary}`);
   }
   lines.push('', 'Run `tonwatch <command> --help` for its options.');
-  lines.push('Commands that talk to a running server (devnet, apps) find it with --url, else $TONWATCH_URL,');
+  lines.push('Commands that talk to a running server (devnet, apps, chain) find it with --url, else $TONWATCH_URL,');
   lines.push('else at http://127.0.0.1:$PORT, PORT as `tonwatch serve` reads it (environment, TONWATCH_CONFIG; default 8080).');
   return lines.join('\n');
 }

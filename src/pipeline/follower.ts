@@ -75,8 +75,11 @@ export class Follower {
     const { source, store } = this.options;
     this.lastSeqno = await readCursor(store.db, CURSOR);
     if (this.lastSeqno === null) {
-      this.lastSeqno = (await this.initialSeqno()) - 1;
-      await writeCursor(store.db, CURSOR, this.lastSeqno);
+      // A source that cannot name its head yet (every liteserver down) does not stop the start: the loop asks again.
+      await this.placeCursor().catch((err) => {
+        this.lastError = (err as Error).message;
+        this.options.logger.warn({ err }, 'the follower waits for the chain source to name where to start');
+      });
     }
     await this.loadTraces();
     this.running = true;
@@ -134,6 +137,13 @@ export class Follower {
     });
   }
 
+  /** The cursor of a store that has followed nothing yet: one before the first block to append. */
+  private async placeCursor(): Promise<void> {
+    const first = await this.initialSeqno();
+    await writeCursor(this.options.store.db, CURSOR, first - 1);
+    this.lastSeqno = first - 1;
+  }
+
   private async initialSeqno(): Promise<number> {
     const { source, startAt = 'head' } = this.options;
     if (typeof startAt === 'number') return startAt;
@@ -150,6 +160,7 @@ export class Follower {
     const pollMs = this.options.pollIntervalMs ?? 1000;
     while (this.running) {
       try {
+        if (this.lastSeqno === null) await this.placeCursor();
         await this.appendUnappendedMempool();
         const head = await this.options.source.getMasterchainHead();
         this.headSeqno = Math.max(this.headSeqno ?? 0, head.seqno);
@@ -285,7 +296,9 @@ export class Follower {
 
   /** A mempool event takes the next free position after the last appended block. */
   private async appendMempool(message: PendingMessage): Promise<void> {
-    const seqno = this.lastSeqno!;
+    // Held (keepUnappended) until the cursor is placed: positions follow the last block.
+    if (this.lastSeqno === null) throw new Error('the follower has not placed its cursor yet');
+    const seqno = this.lastSeqno;
     const head = this.options.log.headPosition();
     const base = makePosition(seqno, MEMPOOL_BASE);
     const position = head !== null && head >= base ? head + 1 : base;

@@ -29,4 +29,20 @@ export const pipelineMigrations: NamedMigration[] = [
         .execute();
     },
   },
+  {
+    name: 'pipeline_003_trusted_key_block',
+    async up(db: Kysely<any>) {
+      // The liteserver trust level's memory (trust-memory.ts): the newest key block it proved; at most one row.
+      await db.schema
+        .createTable('trusted_key_block')
+        .addColumn('singleton', 'integer', (c) => c.primaryKey())
+        .addColumn('workchain', 'integer', (c) => c.notNull())
+        .addColumn('shard', 'text', (c) => c.notNull())
+        .addColumn('seqno', 'bigint', (c) => c.notNull())
+        .addColumn('root_hash', 'text', (c) => c.notNull())
+        .addColumn('file_hash', 'text', (c) => c.notNull())
+        .addColumn('saved_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 ];

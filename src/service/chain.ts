@@ -1,28 +1,35 @@
 // Picks the chain source from configuration: the embedded devnet (default), the replay source
-// (load tests), or liteservers (real networks; not in this build yet), and the network profile
-// that goes with it. Each source is loaded on demand: the devnet pulls in the TVM and Tolk.
+// (load tests), or liteservers (real networks), and the network profile that goes with it. Each
+// source is loaded on demand: the devnet pulls in the TVM and Tolk.
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
-import type { ChainSource } from '../chain/source.js';
+import type { ChainChoice } from './chain-choice.js';
 
-export interface ChainChoice {
-  source: ChainSource;
-  /** The source's network profile with the configured overrides; call after `source.start()`. */
-  profile(): Promise<NetworkProfile>;
-}
+export type { ChainChoice } from './chain-choice.js';
 
-/** A chain source this build cannot run, refused before anything (the data directory, the store) is touched. */
-export function checkChainAvailable(config: Pick<Config, 'chain'>): void {
-  if (config.chain === 'liteserver') {
-    throw new ConfigError([
-      {
-        setting: 'TONWATCH_CHAIN',
-        message: 'TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay',
-      },
-    ]);
+/**
+ * Trust levels this build can run. `secure` (validator signatures from the trust anchor, issue #20)
+ * joins this list when it lands; until then it is refused at start.
+ */
+export const AVAILABLE_TRUST_LEVELS: ReadonlyArray<Config['trust']> = ['fast'];
+
+/** Settings this build cannot run, refused before anything (the data directory, the store) is touched. */
+export function checkChainSettings(config: Pick<Config, 'chain' | 'trust' | 'startSeqno'>): void {
+  if (config.chain !== 'liteserver') return;
+  const problems = [];
+  if (!AVAILABLE_TRUST_LEVELS.includes(config.trust)) {
+    problems.push({
+      setting: 'TONWATCH_TRUST',
+      message: `TONWATCH_TRUST: ${config.trust} is not available in this build yet; use ${AVAILABLE_TRUST_LEVELS.join(' or ')}`,
+    });
   }
+  // A walk proves block n from block n-1's shard tops; block 0 is the zero state, which has none to walk from.
+  if (config.startSeqno === 1) {
+    problems.push({ setting: 'TONWATCH_START_SEQNO', message: 'TONWATCH_START_SEQNO: must be 2 or more with TONWATCH_CHAIN=liteserver, got 1' });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** The embedded devnet's own directory (its SQLite file, its liteserver key). */
@@ -31,7 +38,7 @@ export function devnetDataDir(config: Pick<Config, 'dataDir'>): string {
 }
 
 export async function createChainSource(config: Config, logger: Logger): Promise<ChainChoice> {
-  checkChainAvailable(config);
+  checkChainSettings(config);
   const overrides = { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot };
   switch (config.chain) {
     case 'devnet': {
@@ -50,8 +57,9 @@ export async function createChainSource(config: Config, logger: Logger): Promise
       const profile: NetworkProfile = { ...realNetworkProfile(config.network), network: 'replay', testOnly: false };
       return { source: createReplaySource(replayOptionsFromConfig(config)), profile: async () => withOverrides(profile, overrides) };
     }
-    case 'liteserver':
-      throw new Error('unreachable: refused by checkChainAvailable');
+    case 'liteserver': {
+      const { createLiteserverChoice } = await import('./liteserver.js');
+      return createLiteserverChoice(config, logger.child({ component: 'liteserver' }));
+    }
   }
 }
-

@@ -143,18 +143,32 @@ describe('tonwatch serve as a process', () => {
     expect(keyed.output()).toContain('npm run tonwatch -- keys revoke <id>');
   }, 120_000);
 
-  it('refuses TONWATCH_CHAIN=liteserver (not in this build) before it creates or migrates the data directory', async () => {
-    const dataDir = path.join(tempDir(), 'not-yet');
+  const serveExit = async (env: Record<string, string>) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
       cwd: ROOT,
-      env: { ...process.env, TONWATCH_CHAIN: 'liteserver', TONWATCH_DATA_DIR: dataDir, PORT: '0' },
+      env: { ...process.env, PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, stderr };
+  };
+
+  it('refuses TONWATCH_TRUST=secure (not in this build) and a start at block 1 on liteservers before it creates the data directory', async () => {
+    const dataDir = path.join(tempDir(), 'not-yet');
+    const { code, stderr } = await serveExit({ TONWATCH_CHAIN: 'liteserver', TONWATCH_TRUST: 'secure', TONWATCH_START_SEQNO: '1', TONWATCH_DATA_DIR: dataDir });
     expect(code).toBe(2);
-    expect(stderr).toContain('TONWATCH_CHAIN: liteserver is not available in this build yet; use devnet or replay');
+    expect(stderr).toContain('TONWATCH_TRUST: secure is not available in this build yet; use fast');
+    expect(stderr).toContain('TONWATCH_START_SEQNO: must be 2 or more with TONWATCH_CHAIN=liteserver, got 1');
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('names TONWATCH_LITESERVER_CONFIG when the liteserver config cannot be read', async () => {
+    const dir = tempDir();
+    const missing = path.join(dir, 'no-such-global.config.json');
+    const { code, stderr } = await serveExit({ TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: missing, TONWATCH_DATA_DIR: path.join(dir, 'data') });
+    expect(code).toBe(2);
+    expect(stderr).toContain(`TONWATCH_LITESERVER_CONFIG: cannot read ${missing}`);
   });
 });

@@ -22,7 +22,7 @@ import { FollowerMetrics } from '../pipeline/metrics.js';
 import { openStore, type Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { registerStoreMetrics } from '../store/metrics.js';
-import { checkChainAvailable, createChainSource } from './chain.js';
+import { checkChainSettings, createChainSource } from './chain.js';
 import type { Component, ComponentEntry, ServiceContext } from './component.js';
 import { serviceMigrations } from './migrations.js';
 
@@ -59,7 +59,7 @@ export async function startService(config: Config, options: StartServiceOptions)
   const logger = options.logger ?? pino({ level: config.logLevel });
   const now = options.now ?? Date.now;
   const cleanup: Array<() => Promise<unknown>> = [];
-  checkChainAvailable(config);
+  checkChainSettings(config);
   try {
     const store = await openStore(storeOptions(config));
     cleanup.push(() => store.close());
@@ -78,6 +78,7 @@ export async function startService(config: Config, options: StartServiceOptions)
 
     const metrics = new Registry();
     registerStoreMetrics(metrics, store);
+    chain.registerMetrics?.(metrics);
     const events = new StoreEventLog(store, { retentionMs: config.eventRetentionSeconds * 1000, now });
     await events.open();
     const follower = new Follower({
@@ -86,7 +87,8 @@ export async function startService(config: Config, options: StartServiceOptions)
       log: events,
       logger: logger.child({ component: 'follower' }),
       metrics: new FollowerMetrics(metrics),
-      startAt: profile.startAt,
+      // TONWATCH_START_SEQNO counts only on a store that has followed nothing yet.
+      startAt: config.startSeqno ?? profile.startAt,
       now,
     });
     await follower.start();
@@ -116,6 +118,8 @@ export async function startService(config: Config, options: StartServiceOptions)
       keys,
       components,
       health: {
+        // The network and the source's own facts (liteservers: servers, trust level, why it waits).
+        chain: () => ({ ok: true, network: source.network, chain_id: source.identity().id, ...chain.health?.() }),
         store: async () => {
           await sql`select 1`.execute(store.db);
           return { ok: true, dialect: store.dialect };

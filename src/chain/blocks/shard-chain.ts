@@ -11,7 +11,11 @@ import { childShards, parentShard, shardContains } from './shard.js';
 import type { Transfer } from './transfer.js';
 import type { ChainTop } from './zero-state.js';
 
-export type Pending = { kind: 'transfer'; transfer: Transfer } | { kind: 'raw'; cell: Cell; account: ShardAccountEntry };
+export type Pending =
+  | { kind: 'transfer'; transfer: Transfer }
+  /** The sender's side of a transfer: its wallet sends the message, which is credited to `to` afterwards. */
+  | { kind: 'send'; transfer: Transfer }
+  | { kind: 'raw'; cell: Cell; account: ShardAccountEntry };
 
 /** One shard chain (or the masterchain): its top and what its next block must say. */
 export interface ShardChain {

@@ -198,6 +198,35 @@ describe('SyntheticChain', () => {
     for (const b of shardBlocks) expect(chain.block(b.id.rootHash)).toBe(b);
     expect(chain.zeroStates().basechain.ref.seqno).toBe(0);
   });
+
+  it("send: the sender's transaction sends the very message the receiver is credited with, in a later block of another shard", () => {
+    const chain = new SyntheticChain();
+    chain.split('8000000000000000');
+    chain.nextMasterchainBlock();
+    // The receiver's shard comes first in a step: the credit waits for its next block.
+    const merchant = chain.addressIn('c000000000000000', 1);
+    const customer = chain.addressIn('4000000000000000', 1);
+    chain.transfer({ from: customer, to: merchant, amount: 5_000n });
+    chain.transfer({ from: merchant, to: customer, amount: 1n });
+    chain.nextMasterchainBlock();
+    const comment = beginCell().storeUint(0, 32).storeStringTail('refund 7').endCell();
+    expect(chain.send({ from: merchant, to: customer, amount: 1_200n, body: comment })).toBe('c000000000000000');
+    const sent = chain.nextMasterchainBlock();
+    // The credit waits for the receiver shard's next block, here its last before a split.
+    chain.split('4000000000000000');
+    const credited = [chain.nextMasterchainBlock(), chain.nextMasterchainBlock()];
+    const txs = (steps: MasterchainStep[]) => steps.flatMap((s) => s.shardBlocks.flatMap((b) => decodeBlock(b.boc).transactions));
+    const [send] = txs([sent]).filter((t) => t.account === merchant.toRawString());
+    expect(send).toMatchObject({ inMessage: { type: 'external-in' }, outMessages: [{ type: 'internal', source: merchant.toRawString(), destination: customer.toRawString(), value: 1_200n }] });
+    expect(txs([sent]).filter((t) => t.account === customer.toRawString())).toEqual([]);
+    const [credit] = txs(credited).filter((t) => t.account === customer.toRawString());
+    expect(credit!.inMessage).toMatchObject({ hash: send!.outMessages[0]!.hash, value: 1_200n, decoded: { kind: 'text_comment', text: 'refund 7' } });
+    expect(credit!.prevHash).not.toBe('00'.repeat(32)); // the customer's history links to its first transaction
+    expect(() => {
+      chain.send({ from: customer, to: merchant, amount: 10_000n });
+      chain.nextMasterchainBlock();
+    }).toThrow(/holds 1201, less than 10000/);
+  });
 });
 
 function childShardsContain(shardHex: string, address: bigint): boolean {

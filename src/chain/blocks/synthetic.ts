@@ -12,7 +12,7 @@ import type { ShardAccountEntry } from '../tlb/shard-state.js';
 import { buildBlock, MASTERCHAIN, type BuiltBlock } from './build.js';
 import { FULL_SHARD, parseShard, shardContains, shardHex, siblingShard } from './shard.js';
 import { chainFrom, shardTreeOf, splitAndMerge, type ShardChain } from './shard-chain.js';
-import { newAccount, shardAccountEntry, transferTransaction, type SyntheticAccount, type Transfer } from './transfer.js';
+import { newAccount, sendTransaction, shardAccountEntry, transferTransaction, type SyntheticAccount, type Transfer } from './transfer.js';
 import { zeroState, type ChainTop } from './zero-state.js';
 
 export const BASECHAIN = 0;
@@ -103,6 +103,17 @@ export class SyntheticChain {
     return shardHex(chain.shard);
   }
 
+  /**
+   * Queues an outgoing transfer: `from` (which must hold `amount`, e.g. from an earlier `transfer`) sends
+   * it in its shard's next block, and `to` is credited in its shard's block after that (or the same
+   * block when both share a shard). Gives accounts outgoing history (a wallet that has sent).
+   */
+  send(transfer: Transfer): string {
+    const chain = this.chainOf(transfer.from.workChain, addressBits(transfer.from));
+    chain.pending.push({ kind: 'send', transfer });
+    return shardHex(chain.shard);
+  }
+
   /** Queues a ready Transaction cell and its account's state afterwards (the devnet's path). */
   addTransaction(workchain: number, cell: Cell, account: ShardAccountEntry): string {
     const chain = this.chainOf(workchain, account.address);
@@ -155,7 +166,13 @@ export class SyntheticChain {
     }
     const step = { masterchain: built, shardBlocks: this.made };
     this.made = [];
+    // Credits of sends queued on chains already made this step move with their accounts through a split or merge.
+    const carried = this.shards.flatMap((c) => c.pending.splice(0));
     this.shards = splitAndMerge(this.shards);
+    for (const item of carried) {
+      if (item.kind !== 'transfer') throw new Error(`unexpected ${item.kind} left after a step`);
+      this.chainOf(item.transfer.to.workChain, addressBits(item.transfer.to)).pending.push(item);
+    }
     return step;
   }
 
@@ -188,6 +205,18 @@ export class SyntheticChain {
       if (item.kind === 'raw') {
         transactions.push(item.cell);
         chain.accounts.set(item.account.address, item.account);
+        continue;
+      }
+      if (item.kind === 'send') {
+        const key = item.transfer.from.toRawString();
+        const sender = this.synthetic.get(key);
+        if (!sender || sender.balance < item.transfer.amount) throw new Error(`synthetic send: ${key} holds ${sender?.balance ?? 0n}, less than ${item.transfer.amount}`);
+        const made = sendTransaction(sender, item.transfer, lt, this.utime);
+        this.synthetic.set(key, made.account);
+        transactions.push(made.cell);
+        chain.accounts.set(addressBits(made.account.address), shardAccountEntry(made.account));
+        // The message is credited after it was sent: later in this block's loop, or in the receiver shard's next block.
+        this.chainOf(item.transfer.to.workChain, addressBits(item.transfer.to)).pending.push({ kind: 'transfer', transfer: { ...item.transfer, sent: { createdLt: lt + 1n, createdAt: this.utime } } });
         continue;
       }
       const key = item.transfer.to.toRawString();

@@ -12,6 +12,8 @@ export interface Transfer {
   amount: bigint;
   /** Message body; an empty cell when absent (a text comment is `0x00000000` + text). */
   body?: Cell;
+  /** When a synthetic sender sent it (`SyntheticChain.send`): the credit carries the very message sent. */
+  sent?: { createdLt: bigint; createdAt: number };
 }
 
 /** An account as the synthetic chain keeps it between blocks. */
@@ -50,42 +52,61 @@ function accountCell(address: Address, balance: bigint, lt: bigint, now: number)
     .endCell();
 }
 
-/** The receiver's transaction at `lt` and its account afterwards. */
-export function transferTransaction(account: SyntheticAccount, transfer: Transfer, lt: bigint, now: number): { cell: Cell; account: SyntheticAccount } {
-  const balance = account.balance + transfer.amount;
+/** The internal message of `transfer`, created at `createdLt`. */
+function transferMessage(transfer: Transfer, createdLt: bigint, createdAt: number, init: StateInit | null): Message {
+  return {
+    info: {
+      type: 'internal', ihrDisabled: true, bounce: false, bounced: false, src: transfer.from, dest: transfer.to,
+      value: { coins: transfer.amount }, ihrFee: 0n, forwardFee: 0n, createdLt, createdAt,
+    },
+    init,
+    body: transfer.body ?? beginCell().endCell(),
+  };
+}
+
+/**
+ * An ordinary transaction of `account` at `lt` whose VM run succeeds, fees zero, leaving `balance`: the
+ * parts every synthetic transaction shares; `parts` says how it was started and what it sent.
+ */
+function ordinaryTransaction(
+  account: SyntheticAccount,
+  balance: bigint,
+  lt: bigint,
+  now: number,
+  parts: Pick<Transaction, 'inMessage'> & { outMessages: Message[]; credit: bigint | null },
+): { cell: Cell; account: SyntheticAccount } {
   const after = accountCell(account.address, balance, lt, now);
+  const outMessages = Dictionary.empty(Dictionary.Keys.Uint(15), OUT_MESSAGE);
+  parts.outMessages.forEach((m, i) => outMessages.set(i, m));
+  const sent = parts.outMessages.length;
   const tx: Transaction = {
     address: BigInt(`0x${account.address.hash.toString('hex')}`),
     lt,
     prevTransactionHash: BigInt(`0x${account.lastTransHash.toString('hex')}`),
     prevTransactionLt: account.lastTransLt,
     now,
-    outMessagesCount: 0,
+    outMessagesCount: sent,
     oldStatus: account.lastTransLt === 0n ? 'non-existing' : 'active',
     endStatus: 'active',
-    inMessage: {
-      info: {
-        type: 'internal', ihrDisabled: true, bounce: false, bounced: false, src: transfer.from, dest: transfer.to,
-        value: { coins: transfer.amount }, ihrFee: 0n, forwardFee: 0n, createdLt: lt - 1n, createdAt: now,
-      },
-      // A first message carries the receiver's code and data, as a real deployment would.
-      init: account.lastTransLt === 0n ? RECEIVER_STATE : null,
-      body: transfer.body ?? beginCell().endCell(),
-    },
-    outMessages: Dictionary.empty(Dictionary.Keys.Uint(15), OUT_MESSAGE),
+    inMessage: parts.inMessage,
+    outMessages,
     totalFees: { coins: 0n },
     stateUpdate: { oldHash: account.cell.hash(), newHash: after.hash() },
     description: {
       type: 'generic',
-      creditFirst: true,
+      creditFirst: parts.credit !== null,
       storagePhase: null,
-      creditPhase: { credit: { coins: transfer.amount } },
+      creditPhase: parts.credit === null ? null : { credit: { coins: parts.credit } },
       computePhase: {
         type: 'vm', success: true, messageStateUsed: false, accountActivated: account.lastTransLt === 0n,
         gasFees: 0n, gasUsed: 0n, gasLimit: 0n, gasCredit: null, mode: 0, exitCode: 0, exitArg: null, vmSteps: 1,
         vmInitStateHash: 0n, vmFinalStateHash: 0n,
       },
-      actionPhase: null,
+      actionPhase: sent === 0 ? null : {
+        success: true, valid: true, noFunds: false, statusChange: 'unchanged', totalFwdFees: null, totalActionFees: null,
+        resultCode: 0, resultArg: null, totalActions: sent, specActions: 0, skippedActions: 0, messagesCreated: sent,
+        actionListHash: 0n, totalMessageSize: { cells: BigInt(sent), bits: 0n },
+      },
       bouncePhase: null,
       aborted: false,
       destroyed: false,
@@ -95,6 +116,24 @@ export function transferTransaction(account: SyntheticAccount, transfer: Transfe
   };
   const cell = beginCell().store(storeTransaction(tx)).endCell();
   return { cell, account: { address: account.address, balance, lastTransHash: cell.hash(), lastTransLt: lt, cell: after } };
+}
+
+/** The receiver's transaction at `lt` and its account afterwards. */
+export function transferTransaction(account: SyntheticAccount, transfer: Transfer, lt: bigint, now: number): { cell: Cell; account: SyntheticAccount } {
+  // A first message carries the receiver's code and data, as a real deployment would.
+  const init = account.lastTransLt === 0n ? RECEIVER_STATE : null;
+  const inMessage = transferMessage(transfer, transfer.sent?.createdLt ?? lt - 1n, transfer.sent?.createdAt ?? now, init);
+  return ordinaryTransaction(account, account.balance + transfer.amount, lt, now, { inMessage, outMessages: [], credit: transfer.amount });
+}
+
+/**
+ * The sender's transaction at `lt`: an external message makes its wallet send `transfer` as one internal
+ * message (fees zero, as everywhere in the synthetic chain), and its account afterwards.
+ */
+export function sendTransaction(account: SyntheticAccount, transfer: Transfer, lt: bigint, now: number): { cell: Cell; account: SyntheticAccount } {
+  const inMessage: Message = { info: { type: 'external-in', dest: account.address, importFee: 0n }, init: null, body: beginCell().endCell() };
+  const out = transferMessage(transfer, lt + 1n, now, null);
+  return ordinaryTransaction(account, account.balance - transfer.amount, lt, now, { inMessage, outMessages: [out], credit: null });
 }
 
 export function shardAccountEntry(account: SyntheticAccount): ShardAccountEntry {

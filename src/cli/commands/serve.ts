@@ -56,6 +56,7 @@ export async function run(argv: string[]): Promise<number> {
   ];
   if (service.source.network === 'devnet') lines.push(`  devnet control   ${url}/devnet/wallets`);
   for (const c of service.components) lines.push(...(c.banner?.() ?? []));
+  if (config.chain === 'liteserver') lines.push(`  liteservers      npm run tonwatch -- chain info   (trust level ${config.trust})`);
   if (adminKey.key) lines.push('', `  admin key (shown once, store it now): ${adminKey.key}`);
   else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : 'as printed on first start (create more with `tonwatch keys`)'}`);
   lines.push(...otherAdminKeyLines(adminKey.otherAdminKeys));

@@ -1,0 +1,122 @@
+// A small real network for end-to-end tests of `TONWATCH_CHAIN=liteserver`: a SyntheticChain the test
+// advances, served by fake liteservers over real ADNL TCP on loopback, and the global.config.json that
+// points tonwatch at them (their keys, and the synthetic zero state as the trust anchor). The builder's
+// own blocks are the ground truth the service's output is compared with.
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Address } from '@ton/core';
+import { SyntheticChain, type MasterchainStep } from '../../src/chain/blocks/synthetic.js';
+import { decodeBlock } from '../../src/chain/decode/block.js';
+import type { AccountId, TransactionModel } from '../../src/chain/model.js';
+import { SyntheticLiteServer, type LyingModes } from '../../src/chain/liteserver/testing/synthetic-server.js';
+import { AdnlServer } from '../../src/chain/liteserver/transport/adnl-server.js';
+
+export interface NetworkServer {
+  fake: SyntheticLiteServer;
+  server: AdnlServer;
+  /** host:port, as the pool, /readyz and /metrics name it. */
+  name: string;
+}
+
+export interface LiteserverNetwork {
+  chain: SyntheticChain;
+  servers: NetworkServer[];
+  /** The global.config.json for TONWATCH_LITESERVER_CONFIG. */
+  configFile: string;
+  /** Every masterchain step made so far, seqno 1 first. */
+  steps: MasterchainStep[];
+  /** Makes `n` masterchain blocks (committing what was queued) and moves every server's head to the last. */
+  advance(n?: number): MasterchainStep[];
+  /** Stops server `i` (its port closes: connections are refused). */
+  stop(i: number): Promise<void>;
+  /** Starts server `i` again on its port with its key, as the config file lists it. */
+  restart(i: number): Promise<void>;
+  /** Every transaction the builder put in for `account`, newest first: the ground truth. */
+  transactionsOf(account: AccountId | Address): TransactionModel[];
+  close(): Promise<void>;
+}
+
+export interface LiteserverNetworkOptions {
+  /** Directory for the config file (the test's temp dir). */
+  dir: string;
+  /** Liteservers serving the same chain (default 2: `fast` trust believes a head two servers report). */
+  servers?: number;
+  /** Masterchain blocks made before the servers start (default 2). */
+  blocks?: number;
+  /** Lying modes per server index. */
+  lie?: Record<number, LyingModes>;
+}
+
+const MC_SHARD = -9223372036854775808; // JSON writes the masterchain shard as this literal, as ton.org's configs do
+
+/** The global.config.json listing `servers`, anchored on the chain's zero state. */
+export function globalConfigOf(chain: SyntheticChain, servers: Array<{ server: AdnlServer }>): object {
+  const zero = chain.zeroStates().masterchain.ref;
+  const ipv4 = (host: string) => host.split('.').reduce((n, part) => (n << 8) | Number(part), 0);
+  const anchor = { workchain: -1, shard: MC_SHARD, seqno: 0, root_hash: zero.rootHash.toString('base64'), file_hash: zero.fileHash.toString('base64') };
+  return {
+    '@type': 'config.global',
+    liteservers: servers.map(({ server }) => ({
+      ip: ipv4(server.address.host),
+      port: server.address.port,
+      id: { '@type': 'pub.ed25519', key: server.publicKey.toString('base64') },
+    })),
+    validator: { '@type': 'validator.config.global', zero_state: anchor, init_block: anchor, hardforks: [] },
+  };
+}
+
+export async function startLiteserverNetwork(options: LiteserverNetworkOptions): Promise<LiteserverNetwork> {
+  // Block times near the wall clock, as on a live network (lag in seconds, invoice times).
+  const chain = new SyntheticChain({ startUtime: Math.floor(Date.now() / 1000) - 60 });
+  const steps: MasterchainStep[] = [];
+  for (let i = 0; i < (options.blocks ?? 2); i++) steps.push(chain.nextMasterchainBlock());
+  const servers: NetworkServer[] = [];
+  const keys: Buffer[] = [];
+  try {
+    for (let i = 0; i < (options.servers ?? 2); i++) {
+      const fake = new SyntheticLiteServer(chain, { lie: options.lie?.[i] });
+      keys.push(randomBytes(32));
+      const server = await AdnlServer.listen({ secretKey: keys[i]!, host: '127.0.0.1', handler: fake });
+      servers.push({ fake, server, name: `${server.address.host}:${server.address.port}` });
+    }
+  } catch (err) {
+    for (const s of servers) await s.server.close();
+    throw err;
+  }
+  const configFile = path.join(options.dir, 'global.config.json');
+  await writeFile(configFile, JSON.stringify(globalConfigOf(chain, servers), null, 2));
+  return {
+    chain,
+    servers,
+    configFile,
+    steps,
+    advance(n = 1) {
+      const made: MasterchainStep[] = [];
+      for (let i = 0; i < n; i++) made.push(chain.nextMasterchainBlock());
+      steps.push(...made);
+      for (const s of servers) s.fake.advance();
+      return made;
+    },
+    async stop(i) {
+      await servers[i]!.server.close();
+    },
+    async restart(i) {
+      const { fake, name } = servers[i]!;
+      fake.advance();
+      const [host, port] = name.split(':');
+      const again = await AdnlServer.listen({ secretKey: keys[i]!, host, port: Number(port), handler: fake });
+      servers[i] = { fake, server: again, name };
+    },
+    transactionsOf(account) {
+      const raw = typeof account === 'string' ? account : account.toRawString();
+      return steps
+        .flatMap((s) => [s.masterchain, ...s.shardBlocks].flatMap((b) => decodeBlock(b.boc).transactions))
+        .filter((t) => t.account === raw)
+        .sort((a, b) => (a.lt === b.lt ? 0 : a.lt > b.lt ? -1 : 1));
+    },
+    async close() {
+      for (const s of servers) await s.server.close().catch(() => {});
+    },
+  };
+}
