@@ -28,22 +28,25 @@ export const indexerComponent: ComponentFactory = (ctx) => {
   const queries = new IndexerQueries(ctx.store, ctx.source, ctx.now);
   const status = new IndexerStatus(indexer, ctx.store, ctx.source, ctx.now, metrics);
   const dnsRoot = ctx.profile.dnsRoot;
-  let started = false;
+  let live = false;
   const component: Component = {
     name: 'indexer',
     routes: async (app) => {
       await app.register(indexerRoutes, { indexer, queries, status, source: ctx.source, dnsRoot });
     },
-    start: async () => {
-      await indexer.start();
-      started = true;
+    startLeader: async () => {
+      await indexer.startLive();
+      live = true;
     },
-    stop: async () => {
-      started = false;
-      await indexer.stop();
+    stopLeader: async () => {
+      live = false;
+      await indexer.stopLive();
     },
+    startWorker: async () => indexer.startBackfill(),
+    stopWorker: () => indexer.stopBackfill(),
     health: async () => ({
-      ok: started,
+      // a process that does not lead runs no live tracking, and is not less ready for it
+      ok: live || ctx.cluster?.leads() === false,
       tracked_entries: indexer.tracked.size,
       last_processed_masterchain_seqno: indexer.lastApplied?.mcSeqno ?? null,
     }),

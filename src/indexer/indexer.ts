@@ -72,7 +72,19 @@ export class Indexer {
     return this.consumer?.position ?? null;
   }
 
+  /** Live tracking and backfills together (one process with every role). */
   async start(): Promise<void> {
+    await this.startLive();
+    this.startBackfill();
+  }
+
+  async stop(): Promise<void> {
+    await this.stopLive();
+    await this.stopBackfill();
+  }
+
+  /** Live tracking: the durable consumer of the log (a singleton: the follower role's leader runs it). */
+  async startLive(): Promise<void> {
     for await (const page of allTracked(asDb(this.opts.store.db))) {
       for (const row of page) this.tracked.add(row.contract, { asset: row.asset, owner: row.owner });
     }
@@ -90,11 +102,19 @@ export class Indexer {
     });
     // until the next block arrives, the consumer's cursor says where live tracking stands
     if (this.consumer.position >= 0) this.applied = { mcSeqno: positionSeqno(this.consumer.position), genUtime: null };
+  }
+
+  async stopLive(): Promise<void> {
+    await this.consumer?.stop();
+    this.consumer = null;
+  }
+
+  /** Backfill walks (the worker role). */
+  startBackfill(): void {
     this.backfill.start();
   }
 
-  async stop(): Promise<void> {
-    await this.consumer?.stop();
+  async stopBackfill(): Promise<void> {
     await this.backfill.stop();
   }
 

@@ -78,7 +78,17 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
       await appRoutes(app, service);
       await invoiceRoutes(app, service);
     },
+    // the directory is read by the routes and by the matcher: any process with either refreshes it
     async start() {
+      await directory.refresh();
+      refresher = setInterval(() => void directory.refresh().catch((err) => logger.warn({ err }, 'invoice directory refresh failed')), REFRESH_MS);
+      refresher.unref();
+    },
+    async stop() {
+      if (refresher) clearInterval(refresher);
+      refresher = null;
+    },
+    async startLeader() {
       await rederiveUsdtWallets();
       await directory.refresh();
       consumer = await startConsumer({
@@ -99,19 +109,16 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
         onGap: (after, first) => logger.error({ after, first }, 'invoice matcher missed events: the event log no longer had them'),
       });
       await expiry.start();
-      refresher = setInterval(() => void directory.refresh().catch((err) => logger.warn({ err }, 'invoice directory refresh failed')), REFRESH_MS);
-      refresher.unref();
     },
-    async stop() {
-      if (refresher) clearInterval(refresher);
-      refresher = null;
+    async stopLeader() {
       await expiry.stop();
       await consumer?.stop();
       consumer = null;
     },
     async health() {
       return {
-        ok: consumer !== null,
+        // a process that does not lead runs no matcher, and is not less ready for it
+        ok: consumer !== null || ctx.cluster?.leads() === false,
         matcher_position: consumer?.position ?? null,
         matcher_caught_up: caughtUp(),
         usdt_master: usdtMaster,

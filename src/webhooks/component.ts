@@ -17,7 +17,7 @@ export function createWebhooksComponent(ctx: ServiceContext): Component & { webh
     name: 'webhooks',
     webhooks,
     routes: (app) => webhookRoutes(app, webhooks),
-    async start() {
+    async startLeader() {
       await webhooks.loadIndex();
       consumer = await startConsumer({
         name: 'webhooks',
@@ -29,7 +29,7 @@ export function createWebhooksComponent(ctx: ServiceContext): Component & { webh
         onGap: (after, first) => ctx.logger.error({ after, first }, 'webhook router missed events: the event log no longer had them'),
       });
     },
-    async stop() {
+    async stopLeader() {
       await consumer?.stop();
       consumer = null;
     },

@@ -68,7 +68,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     const res = await api('/devnet/blocks', { method: 'POST' });
     if (!res.ok) throw new Error(`POST /devnet/blocks: ${res.status} ${await res.text()}`);
     const { seqno } = (await res.json()) as { seqno: number };
-    await service.follower.waitForSeqno(seqno);
+    await service.follower!.waitForSeqno(seqno);
     return seqno;
   };
   return {
