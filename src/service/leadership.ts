@@ -10,7 +10,22 @@ import type pg from 'pg';
 import { takeTerm } from '../bus/leadership.js';
 import { WRITER_ROLE, type StoreEventLog } from '../bus/store-log.js';
 import type { Store } from '../store/db.js';
-import { tryAdvisoryLock } from '../store/locks.js';
+import { advisoryLock } from '../store/locks.js';
+
+/** Longest single wait of a standby in the lock. */
+const WAIT_MS = 30_000;
+
+/** Waits for the leader lock; false when the wait timed out (ask again). */
+async function waitForLock(client: pg.Client): Promise<boolean> {
+  try {
+    await advisoryLock(client, 'leader');
+    return true;
+  } catch (err) {
+    // 57014: the statement timeout, not a failure
+    if ((err as { code?: string }).code === '57014') return false;
+    throw err;
+  }
+}
 
 export interface LeadershipOptions {
   store: Store;
@@ -24,7 +39,7 @@ export interface LeadershipOptions {
   lead(term: number | null): Promise<void>;
   /** Stops what `lead` started; the log refuses appends already. */
   depose(): Promise<void>;
-  /** A standby asks for the lock this often. */
+  /** Wait before asking again after a failure (no database, a lost connection). */
   retryMs?: number;
   /** The leader checks its lock's connection this often. */
   checkMs?: number;
@@ -65,6 +80,8 @@ export class Leadership {
     this.stopped = true;
     this.wakeStandby?.();
     this.lost?.();
+    // a standby waiting in the lock: ending its session ends the wait
+    if (!this.state.leader) await this.client?.end().catch(() => {});
     if (this.loop) await this.loop;
     else if (this.state.leader) await this.stepDown();
   }
@@ -78,7 +95,10 @@ export class Leadership {
         this.client = client;
         // a session the server no longer hears from ends, and its lock with it
         await client.query(`set idle_session_timeout = ${Math.max(3 * (this.options.checkMs ?? 1000), 5000)}`);
-        while (!this.stopped && !(await tryAdvisoryLock(client, 'leader'))) await this.standBy(retryMs);
+        // a standby waits in the lock, so PostgreSQL hands it over the moment the leader's session ends;
+        // the wait is cut every WAIT_MS so a standby whose connection died silently notices
+        await client.query(`set statement_timeout = ${WAIT_MS}`);
+        while (!this.stopped && !(await waitForLock(client))) {}
         if (this.stopped) break;
         await this.leadUntilLost(client);
       } catch (err) {

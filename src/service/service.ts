@@ -36,6 +36,9 @@ import { serviceMigrations } from './migrations.js';
 /** The follower may lag this many blocks before /readyz says not ready. */
 const READY_LAG_BLOCKS = 30;
 
+/** How long a new leader waits for the first block of an empty log before starting the singletons anyway. */
+const FIRST_APPEND_WAIT_MS = 5000;
+
 export interface StartServiceOptions {
   logger?: Logger;
   /** Wall clock in ms for components (tests move time with it). */
@@ -134,6 +137,8 @@ export async function startService(config: Config, options: StartServiceOptions)
           now,
         });
         await follower.start();
+        // consumers new to the log start at its head: on an empty log, after the first block rather than before it
+        await firstAppend(events, FIRST_APPEND_WAIT_MS);
         for (const c of components) await c.startLeader?.();
       },
       depose: async () => {
@@ -242,4 +247,18 @@ export async function startService(config: Config, options: StartServiceOptions)
     for (const step of cleanup.reverse()) await step().catch(() => {});
     throw err;
   }
+}
+
+/** Resolves once the log holds a batch, or after `ms`. */
+function firstAppend(log: StoreEventLog, ms: number): Promise<void> {
+  if (log.headPosition() !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    const unsubscribe = log.subscribe(done);
+    function done() {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    }
+  });
 }
