@@ -33,6 +33,9 @@ export async function clusterDb(): Promise<ClusterDb> {
   };
 }
 
+/** The chain every node follows: the replay source at 5 blocks/s, 10 transactions each. */
+export const REPLAY = { TONWATCH_CHAIN: 'replay', TONWATCH_BLOCK_INTERVAL_MS: '200', TONWATCH_REPLAY_RATE: '50', TONWATCH_REPLAY_ACCOUNTS: '100' };
+
 export interface Node extends SpawnedService {
   name: string;
 }
@@ -46,15 +49,19 @@ export async function startNode(db: ClusterDb, name: string, adminKey: string, e
     env: {
       DATABASE_URL: db.url,
       TONWATCH_CLUSTER: 'true',
-      TONWATCH_CHAIN: 'replay',
-      TONWATCH_BLOCK_INTERVAL_MS: '200',
-      TONWATCH_REPLAY_RATE: '50',
-      TONWATCH_REPLAY_ACCOUNTS: '100',
+      ...REPLAY,
       ...env,
     },
   });
   void spawned.exited.then(() => rmSync(dataDir, { recursive: true, force: true }));
   return { ...spawned, name };
+}
+
+/** SIGTERM once the process has its signal handlers (the banner follows them); resolves with the exit code. */
+export async function stopGracefully(node: SpawnedService): Promise<number | string> {
+  await until(async () => node.output().includes('tonwatch is running on the'), 'the start banner', 30_000);
+  node.child.kill('SIGTERM');
+  return node.exited;
 }
 
 /** The node's /readyz follower facts. */
