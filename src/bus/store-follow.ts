@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { Store } from '../store/db.js';
+import type { ChangeFeed } from './changes.js';
 import type { StoreEventLog } from './store-log.js';
 
 export interface FollowOptions {
@@ -13,6 +14,8 @@ export interface FollowOptions {
   /** Wait before opening a lost listening connection again. */
   reconnectMs?: number;
   logger?: Logger;
+  /** Also hears the announcements of this feed's channel (changes to what components keep in memory). */
+  changes?: ChangeFeed;
 }
 
 export interface StoreFollow {
@@ -34,9 +37,12 @@ export async function followStore(log: StoreEventLog, store: Store, options: Fol
     log.catchUp().catch((err) => options.logger?.warn({ err }, 'event log catch-up failed; the next announcement or poll retries'));
   };
 
+  const changes = options.changes?.channel ? options.changes : undefined;
+  let listenedBefore = false;
   const listen = async (): Promise<void> => {
     const c = await connect(`tonwatch listen pid=${process.pid}`);
     c.on('notification', (message) => {
+      if (message.channel === changes?.channel) return changes.received(message.payload ?? '');
       // this process's own appends are published already
       if (Number(message.payload) > (log.headPosition() ?? -1)) catchUp();
     });
@@ -44,10 +50,13 @@ export async function followStore(log: StoreEventLog, store: Store, options: Fol
       if (client === c) client = null;
       if (!stopped) scheduleListen();
     });
-    await c.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+    await c.query(`LISTEN ${quoted(channel)}`);
+    if (changes) await c.query(`LISTEN ${quoted(changes.channel!)}`);
     client = c;
     // commits announced while no one listened
     catchUp();
+    if (listenedBefore) changes?.missed();
+    listenedBefore = true;
   };
   const scheduleListen = () => {
     reconnect = setTimeout(() => {
@@ -72,4 +81,8 @@ export async function followStore(log: StoreEventLog, store: Store, options: Fol
       client = null;
     },
   };
+}
+
+function quoted(channel: string): string {
+  return `"${channel.replace(/"/g, '""')}"`;
 }

@@ -109,11 +109,9 @@ export class StoreEventLog implements EventLog, EventLogWriter {
     this.term = 'deposed';
   }
 
-  /** The PostgreSQL channel that announces appends to this store's other processes (per schema). */
+  /** Turns announcing on; returns the PostgreSQL channel that announces appends to this store's other processes. */
   async announceChannel(): Promise<string> {
-    if (this.channel) return this.channel;
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(this.store.db);
-    this.channel = `tonwatch_events:${rows[0]!.schema}`.slice(0, 63);
+    this.channel ??= await schemaChannel(this.store.db, 'tonwatch_events');
     return this.channel;
   }
 
@@ -247,4 +245,10 @@ export class StoreEventLog implements EventLog, EventLogWriter {
     if (deleted > 0) await this.loadOldest();
     return deleted;
   }
+}
+
+/** A PostgreSQL channel name for `name` in the store's schema (channels are per database). */
+export async function schemaChannel(db: Kysely<any>, name: string): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return `${name}:${rows[0]!.schema}`.slice(0, 63);
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
+import type { ChangeFeed } from '../bus/changes.js';
 import type { EventLog } from '../bus/types.js';
 import type { Config, Role } from '../config.js';
 import type { AppComponent } from '../http/app.js';
@@ -27,6 +28,8 @@ export interface ServiceContext {
   now(): number;
   /** This process's roles and leadership (unset in tests that build one component: it leads). */
   cluster?: ClusterView;
+  /** Announces changes to what components keep in memory to the other processes of a cluster. */
+  changes?: ChangeFeed;
 }
 
 export interface ClusterView {

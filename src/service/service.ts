@@ -11,7 +11,8 @@ import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ApiKeys } from '../auth/keys.js';
 import { ensureAdminKey, type AdminKeyResult } from '../auth/admin-key.js';
-import { StoreEventLog } from '../bus/store-log.js';
+import { ChangeFeed } from '../bus/changes.js';
+import { schemaChannel, StoreEventLog } from '../bus/store-log.js';
 import { followStore } from '../bus/store-follow.js';
 import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
@@ -101,9 +102,10 @@ export async function startService(config: Config, options: StartServiceOptions)
     registerStoreMetrics(metrics, store);
     const events = new StoreEventLog(store, { retentionMs: config.eventRetentionSeconds * 1000, now });
     await events.open();
+    const changes = config.cluster ? new ChangeFeed(store.db, await schemaChannel(store.db, 'tonwatch_changes')) : new ChangeFeed();
     if (config.cluster) {
       // every member reads what the leader appends (the leader too, once it has stepped down)
-      const follow = await followStore(events, store, { logger: logger.child({ component: 'event-log' }) });
+      const follow = await followStore(events, store, { logger: logger.child({ component: 'event-log' }), changes });
       cleanup.push(() => follow.stop());
     }
     const followerMetrics = new FollowerMetrics(metrics);
@@ -150,7 +152,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       },
     });
     const cluster: ClusterView = { roles: config.roles, leads: () => leadership.status().leader };
-    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now, cluster };
+    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now, cluster, changes };
     for (const entry of options.components) {
       const factory = await entry.load();
       components.push(await factory({ ...ctx, logger: logger.child({ component: entry.name }) }));

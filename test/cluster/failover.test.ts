@@ -3,6 +3,7 @@
 // SIGKILL and the other takes over from the committed cursor. SSE clients on both nodes (moving to
 // the survivor with Last-Event-ID when theirs dies) see every event exactly once.
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../support/stores.js';
 import { clusterDb, followerFacts, FollowingClient, startNode, until, type ClusterDb, type Node } from './support.js';
@@ -43,6 +44,35 @@ describe.runIf(dialects.includes('postgres'))('a cluster of two processes on one
     expect(migrated).toHaveLength(1);
     for (const n of nodes) expect(n.output()).not.toMatch(/"level":(50|60)/);
   }, 90_000);
+
+  it("a webhook subscribed through the standby's API is routed by the leader (the change is announced)", async () => {
+    const received: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      received.push(String(req.headers['webhook-id']));
+      req.resume().on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const leader = await leaderOf();
+      const standby = nodes.find((n) => n !== leader)!;
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${standby.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        expect(res.status, await res.clone().text()).toBe(200);
+        return res.json() as Promise<any>;
+      };
+      const { webhook_id } = await call('POST', '/webhooks', { endpoint: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` });
+      // jetton transfers (30% of the replay's traces) start with this opcode
+      await call('POST', `/webhooks/${webhook_id}/subscribe-msg-opcode/0x0f8a7ea5`);
+      await until(async () => received.length > 0, 'a delivery of the subscription made on the standby', 30_000);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
+    }
+  }, 60_000);
 
   it('the leader killed with SIGKILL: the other takes over from the cursor, each position once in the log and in every SSE stream', async () => {
     const leader = await leaderOf();

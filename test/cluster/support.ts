@@ -34,7 +34,7 @@ export async function clusterDb(): Promise<ClusterDb> {
 }
 
 /** The chain every node follows: the replay source at 5 blocks/s, 10 transactions each. */
-export const REPLAY = { TONWATCH_CHAIN: 'replay', TONWATCH_BLOCK_INTERVAL_MS: '200', TONWATCH_REPLAY_RATE: '50', TONWATCH_REPLAY_ACCOUNTS: '100' };
+export const REPLAY = { TONWATCH_CHAIN: 'replay', TONWATCH_WEBHOOK_ALLOW_LOOPBACK: 'true', TONWATCH_BLOCK_INTERVAL_MS: '200', TONWATCH_REPLAY_RATE: '50', TONWATCH_REPLAY_ACCOUNTS: '100' };
 
 export interface Node extends SpawnedService {
   name: string;
