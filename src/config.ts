@@ -176,6 +176,13 @@ export const settings = {
     doc: 'Replay chain source: share of new traces that are jetton transfers, TON transfers with a comment, and bounces; the rest are plain TON transfers.',
     parse: (raw: string) => (parseShares(raw) ? raw : undefined),
   } satisfies Setting<string>,
+  replayStart: {
+    env: 'TONWATCH_REPLAY_START',
+    allowed: 'a time in milliseconds since 1970-01-01 UTC (an integer)',
+    defaultDoc: 'unset: when the process starts',
+    parse: (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : undefined),
+    doc: 'Replay chain source: when its first block was made. A process started later makes the blocks due since then at once, so cluster nodes given the same value follow the same chain at the same height.',
+  } satisfies Setting<number | undefined>,
   eventRetentionSeconds: int({
     env: 'TONWATCH_EVENT_RETENTION_SECONDS',
     min: 60,
