@@ -127,10 +127,16 @@ export class Leadership {
         resolve();
       };
       client.once('end', () => lose('its database connection ended'));
+      let checking = false;
       timer = setInterval(() => {
+        if (checking) return;
+        checking = true;
         const answered = client.query('select 1');
-        const late = new Promise((_, reject) => setTimeout(() => reject(new Error('no answer')), checkMs * 3).unref());
-        Promise.race([answered, late]).catch((err) => lose(`its database connection failed (${(err as Error).message})`));
+        const late = new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${checkMs * 3} ms`)), checkMs * 3).unref());
+        Promise.race([answered, late]).then(
+          () => (checking = false),
+          (err) => lose(`its database connection failed (${(err as Error).message})`),
+        );
       }, checkMs);
       timer.unref();
     });
