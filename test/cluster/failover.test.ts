@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../support/stores.js';
-import { clusterDb, followerFacts, FollowingClient, startNode, until, type ClusterDb, type Node } from './support.js';
+import { clusterDb, followerFacts, FollowingClient, startNode, stopGracefully, until, type ClusterDb, type Node } from './support.js';
 
 describe.runIf(dialects.includes('postgres'))('a cluster of two processes on one PostgreSQL', () => {
   const adminKey = `tw_test_admin_${randomBytes(12).toString('hex')}`;
@@ -132,4 +132,21 @@ describe.runIf(dialects.includes('postgres'))('a cluster of two processes on one
     expect(Number(stored[0]!.n)).toBeGreaterThan(10);
     for (const n of nodes.filter((x) => x !== leader)) expect(n.output()).not.toMatch(/"level":60/);
   }, 120_000);
+
+  it('a leader stopped with SIGTERM (a rolling upgrade) hands over to a new node, which continues the log', async () => {
+    const leader = await leaderOf();
+    const joined = await startNode(db, 'c', adminKey);
+    nodes.push(joined);
+    await until(async () => (await followerFacts(joined)).ok, 'the new node ready');
+    const [{ term: before }] = await db.query('select term::int as term from leadership');
+    const stopped = await stopGracefully(leader);
+    expect(stopped).toBe(0);
+    const [{ s: seqnoAtStop }] = await db.query('select max(mc_seqno)::int as s from event_batches');
+    await until(async () => (await followerFacts(joined)).leader, 'the new node leads');
+    await until(async () => (await db.query('select max(mc_seqno)::int as s from event_batches'))[0].s > seqnoAtStop + 3, 'blocks after the handover');
+    expect((await db.query('select term::int as term from leadership'))[0].term).toBe(before + 1);
+    expect(leader.output()).toContain('"msg":"tonwatch stopped"');
+    const blocks = (await db.query<{ s: number }>("select mc_seqno::int as s from event_batches where kind = 'block' order by first_position")).map((r) => r.s);
+    expect(blocks).toEqual(blocks.map((_, i) => blocks[0]! + i));
+  }, 90_000);
 });

@@ -24,11 +24,9 @@ describe.runIf(dialects.includes('postgres'))('a cluster whose leader is killed 
 
   it('keeps every event exactly once in the log and in every SSE stream', async () => {
     db = await clusterDb();
-    // one chain for every node, whenever it starts
-    const chain = { TONWATCH_REPLAY_START: String(Date.now()) };
-    const follower = { ...chain, TONWATCH_ROLES: 'follower,api' };
+    const follower = { TONWATCH_ROLES: 'follower,api' };
     const alive = () => nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
-    nodes.push(...(await Promise.all([startNode(db, 'a', adminKey, follower), startNode(db, 'b', adminKey, follower), startNode(db, 'c', adminKey, { ...chain, TONWATCH_ROLES: 'api,worker' })])));
+    nodes.push(...(await Promise.all([startNode(db, 'a', adminKey, follower), startNode(db, 'b', adminKey, follower), startNode(db, 'c', adminKey, { TONWATCH_ROLES: 'api,worker' })])));
     const leaderNow = async () => {
       const facts = await Promise.all(alive().map(async (n) => [n, await followerFacts(n)] as const));
       const leaders = facts.filter(([, f]) => f.leader);

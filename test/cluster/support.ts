@@ -10,6 +10,8 @@ import { PG_URL, uniqueSchema } from '../support/stores.js';
 
 export interface ClusterDb {
   schema: string;
+  /** When the replay chain of every node on this database starts (TONWATCH_REPLAY_START). */
+  replayStart: number;
   /** DATABASE_URL for processes: the test database with the schema as search path. */
   url: string;
   query<T extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<T[]>;
@@ -24,6 +26,7 @@ export async function clusterDb(): Promise<ClusterDb> {
   await client.query(`set search_path = ${schema}`);
   return {
     schema,
+    replayStart: Date.now(),
     url: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
     query: async (text, values) => (await client.query(text, values as any[])).rows,
     async drop() {
@@ -50,6 +53,8 @@ export async function startNode(db: ClusterDb, name: string, adminKey: string, e
       DATABASE_URL: db.url,
       TONWATCH_CLUSTER: 'true',
       ...REPLAY,
+      // nodes started later follow the same chain at the same height
+      TONWATCH_REPLAY_START: String(db.replayStart),
       ...env,
     },
   });
@@ -65,7 +70,7 @@ export async function stopGracefully(node: SpawnedService): Promise<number | str
 }
 
 /** The node's /readyz follower facts. */
-export async function followerFacts(node: Node): Promise<{ leader: boolean; term?: number; running: boolean; lastSeqno?: number }> {
+export async function followerFacts(node: Node): Promise<{ ok: boolean; leader: boolean; term?: number; running: boolean; lastSeqno?: number }> {
   const res = await fetch(`${node.url}/readyz`);
   return ((await res.json()) as any).checks.follower;
 }
