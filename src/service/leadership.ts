@@ -93,8 +93,12 @@ export class Leadership {
       try {
         const client = await store.connect!(`tonwatch leader ${this.options.holder}`);
         this.client = client;
-        // a session the server no longer hears from ends, and its lock with it
-        await client.query(`set idle_session_timeout = ${Math.max(3 * (this.options.checkMs ?? 1000), 5000)}`);
+        // a session the server no longer hears from ends, and its lock with it (PostgreSQL 14 and later;
+        // older servers free it only when TCP gives up on the connection)
+        await client.query(`set idle_session_timeout = ${Math.max(3 * (this.options.checkMs ?? 1000), 5000)}`).catch((err) => {
+          if ((err as { code?: string }).code !== '42704') throw err;
+          logger.warn('this PostgreSQL has no idle_session_timeout (before 14): a leader cut off from it keeps the lead until TCP drops the connection');
+        });
         // a standby waits in the lock, so PostgreSQL hands it over the moment the leader's session ends;
         // the wait is cut every WAIT_MS so a standby whose connection died silently notices
         await client.query(`set statement_timeout = ${WAIT_MS}`);
