@@ -37,8 +37,8 @@ import { serviceMigrations } from './migrations.js';
 /** The follower may lag this many blocks before /readyz says not ready. */
 const READY_LAG_BLOCKS = 30;
 
-/** How long a new leader waits for the first block of an empty log before starting the singletons anyway. */
-const FIRST_APPEND_WAIT_MS = 5000;
+/** How long a new leader waits for the follower to reach the chain's head before starting the singletons anyway. */
+const CATCH_UP_WAIT_MS = 5000;
 
 export interface StartServiceOptions {
   logger?: Logger;
@@ -138,9 +138,11 @@ export async function startService(config: Config, options: StartServiceOptions)
           startAt: profile.startAt,
           now,
         });
+        const head = (await source.getMasterchainHead()).seqno;
         await follower.start();
-        // consumers new to the log start at its head: on an empty log, after the first block rather than before it
-        await firstAppend(events, FIRST_APPEND_WAIT_MS);
+        // consumers new to the log start at its head: let the follower reach the chain's head first (the
+        // devnet's history, an empty log's first block), so they start after it rather than inside it
+        await follower.waitForSeqno(head, CATCH_UP_WAIT_MS).catch(() => {});
         for (const c of components) await c.startLeader?.();
       },
       depose: async () => {
@@ -251,16 +253,3 @@ export async function startService(config: Config, options: StartServiceOptions)
   }
 }
 
-/** Resolves once the log holds a batch, or after `ms`. */
-function firstAppend(log: StoreEventLog, ms: number): Promise<void> {
-  if (log.headPosition() !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    const unsubscribe = log.subscribe(done);
-    function done() {
-      clearTimeout(timer);
-      unsubscribe();
-      resolve();
-    }
-  });
-}
