@@ -113,7 +113,7 @@ describe('cluster settings', () => {
   it('holds every role by default and reads a subset in role order', () => {
     expect(loadConfig({}).roles).toEqual(['follower', 'api', 'worker']);
     expect(loadConfig({}).cluster).toBe(false);
-    const c = loadConfig({ TONWATCH_ROLES: ' Worker,api ', TONWATCH_CLUSTER: 'true', DATABASE_URL: 'postgres://db/tw' });
+    const c = loadConfig({ TONWATCH_ROLES: ' Worker,api ', TONWATCH_CLUSTER: 'true', DATABASE_URL: 'postgres://db/tw', TONWATCH_CHAIN: 'replay' });
     expect(c.roles).toEqual(['api', 'worker']);
     expect(c.cluster).toBe(true);
   });
@@ -124,6 +124,7 @@ describe('cluster settings', () => {
     ]);
     expect(errorOf(() => loadConfig({ TONWATCH_CLUSTER: '1' })).problems[0]!.message).toMatch(/^TONWATCH_CLUSTER: a cluster needs PostgreSQL \(set DATABASE_URL\)/);
     expect(errorOf(() => loadConfig({ TONWATCH_ROLES: 'api', DATABASE_URL: 'postgres://db/tw' })).problems[0]!.message).toMatch(/^TONWATCH_ROLES: .*set TONWATCH_CLUSTER=true/);
+    expect(errorOf(() => loadConfig({ TONWATCH_CLUSTER: 'true', DATABASE_URL: 'postgres://db/tw' })).problems[0]!.message).toMatch(/^TONWATCH_CLUSTER: the embedded devnet is one process's own chain/);
   });
 });
 
