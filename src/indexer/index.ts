@@ -2,7 +2,7 @@
 // creation, live tracking of finalized blocks, transfer classification, balances, audit, DNS and
 // status. `indexerComponent` plugs it into the service; docs/INDEXER.md describes it.
 import type { Component, ComponentFactory } from '../service/component.js';
-import { Indexer } from './indexer.js';
+import { CHANGES_TOPIC, Indexer } from './indexer.js';
 import { IndexerMetrics } from './metrics.js';
 import { IndexerQueries } from './queries.js';
 import { indexerRoutes } from './routes.js';
@@ -24,22 +24,30 @@ export const indexerComponent: ComponentFactory = (ctx) => {
     metrics,
     backfillConcurrency: ctx.config.indexerBackfillConcurrency,
     now: ctx.now,
+    changes: ctx.changes,
   });
   const queries = new IndexerQueries(ctx.store, ctx.source, ctx.now);
   const status = new IndexerStatus(indexer, ctx.store, ctx.source, ctx.now, metrics);
   const dnsRoot = ctx.profile.dnsRoot;
   let live = false;
+  let unlisten: (() => void) | null = null;
   const component: Component = {
     name: 'indexer',
     routes: async (app) => {
       await app.register(indexerRoutes, { indexer, queries, status, source: ctx.source, dnsRoot });
     },
     startLeader: async () => {
+      // entries tracked through another process's API join this process's live tracking
+      unlisten = ctx.changes?.on(CHANGES_TOPIC, (key) => {
+        indexer.joinAnnounced(key).catch((err) => ctx.logger.error({ err, entry: key }, 'joining an announced indexer entry failed'));
+      }) ?? null;
       await indexer.startLive();
       live = true;
     },
     stopLeader: async () => {
       live = false;
+      unlisten?.();
+      unlisten = null;
       await indexer.stopLive();
     },
     startWorker: async () => indexer.startBackfill(),

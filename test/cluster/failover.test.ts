@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialects } from '../support/stores.js';
+import { StoreEventLog } from '../../src/bus/store-log.js';
+import { openStore } from '../../src/store/db.js';
+import { dialects, PG_URL } from '../support/stores.js';
 import { clusterDb, followerFacts, FollowingClient, startNode, stopGracefully, until, type ClusterDb, type Node } from './support.js';
 
 describe.runIf(dialects.includes('postgres'))('a cluster of two processes on one PostgreSQL', () => {
@@ -73,6 +75,41 @@ describe.runIf(dialects.includes('postgres'))('a cluster of two processes on one
       await new Promise((r) => receiver.close(r));
     }
   }, 60_000);
+
+  it("an address tracked through the standby's API joins the leader's live tracking: each of its later transactions is indexed", async () => {
+    const leader = await leaderOf();
+    const standby = nodes.find((n) => n !== leader)!;
+    const store = await openStore({ databaseUrl: PG_URL, pgSchema: db.schema, pgPoolSize: 2 });
+    try {
+      const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
+      await log.open();
+      const head = log.headPosition()!;
+      const recent = (await log.readAfter(head - 3_000_000, 1000)).flatMap((b) => b.events);
+      const account = recent.findLast((e) => e.type === 'transaction')!;
+      const address = account.type === 'transaction' ? account.tx.account : '';
+      // from before the call: its transactions up to the standby's state read come by the backfill walk,
+      // those up to the leader's join by the resync it asks for, the rest by live tracking
+      const trackedAt = Number((await db.query('select max(last_position)::int8 as p from event_batches'))[0].p);
+      const res = await fetch(`${standby.url}/account/${encodeURIComponent(address)}`, { method: 'POST', headers: { authorization: `Bearer ${adminKey}` } });
+      expect(res.status, await res.text()).toBe(201);
+      // wait for a few of its transactions after the tracking, then for the indexer to have them
+      const later = async () => {
+        await log.catchUp();
+        return (await log.readAfter(trackedAt, 100_000)).flatMap((b) => b.events).flatMap((e) => (e.type === 'transaction' && e.position > trackedAt && e.tx.account === address ? [e.tx.lt] : []));
+      };
+      const wanted = await until(async () => {
+        const lts = await later();
+        return lts.length >= 3 ? lts : null;
+      }, 'three transactions of the tracked address after tracking', 40_000);
+      await until(async () => {
+        const rows = await db.query<{ lt: string }>("select lt::text as lt from indexer_transactions where asset = 'ton' and owner = $1", [address]);
+        const indexed = new Set(rows.map((r) => BigInt(r.lt)));
+        return wanted.every((lt) => indexed.has(lt));
+      }, 'the leader indexing them', 20_000);
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
 
   it('the leader killed with SIGKILL: the other takes over from the cursor, each position once in the log and in every SSE stream', async () => {
     const leader = await leaderOf();
