@@ -73,6 +73,10 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   };
   return {
     ...service,
+    // the follower changes with the lead (a cluster member): read it from the service, not a copy
+    get follower() {
+      return service.follower;
+    },
     adminKeySecret,
     dataDir,
     api,
