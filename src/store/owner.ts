@@ -120,8 +120,10 @@ async function claimSqlite(handle: Kysely<any>, now: () => number): Promise<Stor
     }
     if (isAlive(row)) {
       const started = new Date(toNum(row.started_at)).toISOString();
+      // another host's process cannot be checked from here
+      const gone = row.host === os.hostname() ? '' : ` If it no longer runs, delete its row: sqlite3 <the store file> "delete from store_owner".`;
       throw new StoreInUseError(
-        `TONWATCH_DATA_DIR: the SQLite store is in use by another tonwatch process (pid ${row.pid} on ${row.host}, started ${started}); SQLite serves one process: stop that one, give this one another TONWATCH_DATA_DIR, or run a cluster on PostgreSQL (DATABASE_URL, TONWATCH_CLUSTER)`,
+        `TONWATCH_DATA_DIR: the SQLite store is in use by another tonwatch process (pid ${row.pid} on ${row.host}, started ${started}); SQLite serves one process: stop that one, give this one another TONWATCH_DATA_DIR, or run a cluster on PostgreSQL (DATABASE_URL, TONWATCH_CLUSTER).${gone}`,
       );
     }
     // the owner died without a clean stop: take over its row, unless someone else just did
