@@ -11,7 +11,7 @@ import { InvoiceMatcher } from './matcher.js';
 import { InvoiceMetrics } from './metrics.js';
 import { appRoutes } from './routes/apps.js';
 import { invoiceRoutes } from './routes/invoices.js';
-import { InvoicesService } from './service.js';
+import { EXPIRY_TOPIC, InvoicesService } from './service.js';
 import { deriveJettonWallet } from './usdt.js';
 
 export { invoicesMigrations } from './migrations.js';
@@ -41,6 +41,7 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
   const testOnly = ctx.profile.testOnly;
   let consumer: Consumer | null = null;
   let refresher: NodeJS.Timeout | null = null;
+  let unlisten: (() => void) | null = null;
   const matcher = new InvoiceMatcher({ engine, directory, metrics, logger, now: ctx.now });
   const caughtUp = () => consumer !== null && consumer.position >= (ctx.events.headPosition() ?? -1);
   const expiry = new ExpiryTimer({
@@ -53,7 +54,7 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
     matcherCaughtUp: caughtUp,
     afterCommit: () => engine.notify(),
   });
-  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, usdtMaster, testOnly, now: ctx.now });
+  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, changes: ctx.changes, usdtMaster, testOnly, now: ctx.now });
 
   /** Recipients whose USDT wallet was derived from another master (the setting changed): derive again. */
   async function rederiveUsdtWallets(): Promise<void> {
@@ -109,8 +110,12 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
         onGap: (after, first) => logger.error({ after, first }, 'invoice matcher missed events: the event log no longer had them'),
       });
       await expiry.start();
+      // invoices created through another process's API: their expiry may come sooner than the timer's
+      unlisten = ctx.changes?.on(EXPIRY_TOPIC, (key) => (key === null ? void expiry.sweepNow() : expiry.invoiceCreated(Number(key)))) ?? null;
     },
     async stopLeader() {
+      unlisten?.();
+      unlisten = null;
       await expiry.stop();
       await consumer?.stop();
       consumer = null;

@@ -66,5 +66,6 @@ describe.runIf(dialects.includes('postgres'))('roles of cluster members', () => 
     expect((await worker.api('/metrics', { auth: null })).status).toBe(200);
     const ready = (await (await api.api('/readyz', { auth: null })).json()) as any;
     expect(ready.checks.follower).toMatchObject({ ok: true, leader: false, roles: ['api'] });
+
   }, 90_000);
 });
