@@ -189,7 +189,7 @@ async function paymentLatency(ctx: BenchContext, svc: RunningService, admin: str
         }),
       );
       await chain.produceBlock(); // bob's transaction; the payments reach the merchant in the next block
-      await svc.follower.waitForSeqno(chain.masterchainSeqno);
+      await svc.follower!.waitForSeqno(chain.masterchainSeqno);
       await new Promise((res) => setTimeout(res, 50));
       await chain.produceBlock();
       const at = Date.now();

@@ -102,7 +102,7 @@ async function pipeline(ctx: BenchContext, dialect: DialectName, receiver: Recei
   const serviceCtx: ServiceContext = { config, store, source: null as unknown as ChainSource, profile: MAINNET_PROFILE, events, delivery, logger, metrics, now: Date.now };
   const component = createWebhooksComponent(serviceCtx);
   await delivery.start();
-  await component.start!();
+  await component.startLeader!();
   const owner = 'bench';
   const endpoint = await component.webhooks.create(owner, `http://127.0.0.1:${receiver.port}/hook`);
   const accounts = Array.from({ length: ACCOUNTS }, (_, i) => account(i + 1));
@@ -126,7 +126,7 @@ async function pipeline(ctx: BenchContext, dialect: DialectName, receiver: Recei
       return component.webhooks.engine.pendingCount();
     },
     async close() {
-      await component.stop!();
+      await component.stopLeader!();
       await delivery.stop();
       await close();
     },

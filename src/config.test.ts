@@ -125,6 +125,25 @@ describe('loadConfig', () => {
   });
 });
 
+describe('cluster settings', () => {
+  it('holds every role by default and reads a subset in role order', () => {
+    expect(loadConfig({}).roles).toEqual(['follower', 'api', 'worker']);
+    expect(loadConfig({}).cluster).toBe(false);
+    const c = loadConfig({ TONWATCH_ROLES: ' Worker,api ', TONWATCH_CLUSTER: 'true', DATABASE_URL: 'postgres://db/tw', TONWATCH_CHAIN: 'replay' });
+    expect(c.roles).toEqual(['api', 'worker']);
+    expect(c.cluster).toBe(true);
+  });
+
+  it('refuses unknown roles, a cluster on SQLite and a subset of roles outside a cluster, naming the setting', () => {
+    expect(errorOf(() => loadConfig({ TONWATCH_ROLES: 'api,indexer' })).problems).toEqual([
+      { setting: 'TONWATCH_ROLES', message: 'TONWATCH_ROLES: must be a comma-separated list of follower, api, worker, got "api,indexer"' },
+    ]);
+    expect(errorOf(() => loadConfig({ TONWATCH_CLUSTER: '1' })).problems[0]!.message).toMatch(/^TONWATCH_CLUSTER: a cluster needs PostgreSQL \(set DATABASE_URL\)/);
+    expect(errorOf(() => loadConfig({ TONWATCH_ROLES: 'api', DATABASE_URL: 'postgres://db/tw' })).problems[0]!.message).toMatch(/^TONWATCH_ROLES: .*set TONWATCH_CLUSTER=true/);
+    expect(errorOf(() => loadConfig({ TONWATCH_CLUSTER: 'true', DATABASE_URL: 'postgres://db/tw' })).problems[0]!.message).toMatch(/^TONWATCH_CLUSTER: the embedded devnet is one process's own chain/);
+  });
+});
+
 describe('config file', () => {
   it('reads a JSON file named by TONWATCH_CONFIG; environment variables win', () => {
     const file = writeJson('ok.json', {

@@ -85,6 +85,10 @@ function origins(def: Def<string[]>): Setting<string[]> {
   };
 }
 
+/** The parts of the service a process may run (TONWATCH_ROLES). */
+export const ROLES = ['follower', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -207,6 +211,13 @@ export const settings = {
     doc: 'Replay chain source: share of new traces that are jetton transfers, TON transfers with a comment, and bounces; the rest are plain TON transfers.',
     parse: (raw: string) => (parseShares(raw) ? raw : undefined),
   } satisfies Setting<string>,
+  replayStart: {
+    env: 'TONWATCH_REPLAY_START',
+    allowed: 'a time in milliseconds since 1970-01-01 UTC (an integer)',
+    defaultDoc: 'unset: when the process starts',
+    parse: (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : undefined),
+    doc: 'Replay chain source: when its first block was made. A process started later makes the blocks due since then at once, so cluster nodes given the same value follow the same chain at the same height.',
+  } satisfies Setting<number | undefined>,
   eventRetentionSeconds: int({
     env: 'TONWATCH_EVENT_RETENTION_SECONDS',
     min: 60,
@@ -379,6 +390,24 @@ export const settings = {
     default: 6000,
     doc: 'Messages one opcode subscription may match per minute; beyond that it is disabled (status disabled, with the reason) until subscribed again.',
   }),
+  // Cluster mode (docs/DEPLOYMENT.md): several processes on one PostgreSQL database.
+  roles: {
+    env: 'TONWATCH_ROLES',
+    default: [...ROLES],
+    defaultDoc: '`follower,api,worker`',
+    allowed: `a comma-separated list of ${ROLES.join(', ')}`,
+    parse: (raw: string): Role[] | undefined => {
+      const list = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      if (list.length === 0 || !list.every((r): r is Role => (ROLES as readonly string[]).includes(r))) return undefined;
+      return ROLES.filter((r) => list.includes(r));
+    },
+    doc: 'What this process does: `follower` (chain source → event log, and the singletons — invoice expiry, the live consumers of the indexer, webhooks and invoices — on the elected leader only), `api` (HTTP APIs, streams, console), `worker` (webhook delivery, indexer backfills). A subset needs TONWATCH_CLUSTER.',
+  } satisfies Setting<Role[]>,
+  cluster: bool({
+    env: 'TONWATCH_CLUSTER',
+    default: false,
+    doc: 'Run as one of several processes on one PostgreSQL database (DATABASE_URL): one leader follows the chain, every process serves the roles it holds. Off: this process must be the only one on its database and refuses to start beside another.',
+  }),
   usdtMaster: {
     env: 'TONWATCH_USDT_MASTER',
     default: 'auto',
@@ -457,8 +486,23 @@ export function loadConfigDetailed(
       message: `TONWATCH_WORKER_LEASE_SECONDS: must be at least 3 × TONWATCH_WEBHOOK_TIMEOUT_MS + 1 s = ${Math.ceil((3 * timeout + 1000) / 1000)} s (an attempt must end before another worker may take its key), got ${lease}`,
     });
   }
+  if (problems.length === 0) problems.push(...clusterProblems(resolved as Config));
   if (problems.length > 0) throw new ConfigError(problems);
   return { config: Object.freeze(resolved) as Config, sources };
+}
+
+/** Settings that only make sense together: a cluster needs PostgreSQL, and a subset of roles needs a cluster. */
+function clusterProblems(config: Config): ConfigProblem[] {
+  if (config.cluster && !config.databaseUrl) {
+    return [{ setting: 'TONWATCH_CLUSTER', message: 'TONWATCH_CLUSTER: a cluster needs PostgreSQL (set DATABASE_URL); SQLite serves one process only' }];
+  }
+  if (config.cluster && config.chain === 'devnet') {
+    return [{ setting: 'TONWATCH_CLUSTER', message: 'TONWATCH_CLUSTER: the embedded devnet is one process\'s own chain, which other processes cannot follow; set TONWATCH_CHAIN to a chain every process reaches (replay, or liteserver once available)' }];
+  }
+  if (!config.cluster && config.roles.length < ROLES.length) {
+    return [{ setting: 'TONWATCH_ROLES', message: `TONWATCH_ROLES: a process with only some roles (${config.roles.join(',')}) is part of a cluster; set TONWATCH_CLUSTER=true (with DATABASE_URL) or leave TONWATCH_ROLES unset` }];
+  }
+  return [];
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -29,4 +29,18 @@ export const busMigrations: NamedMigration[] = [
         .execute();
     },
   },
+  {
+    name: 'bus_002_leadership',
+    async up(db: Kysely<any>) {
+      // The term of each singleton role's leader (the follower's): taken up by one on each takeover
+      // and checked by every append in its transaction, so a deposed leader's writes fail (leadership.ts).
+      await db.schema
+        .createTable('leadership')
+        .addColumn('role', 'text', (c) => c.primaryKey())
+        .addColumn('term', 'bigint', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('taken_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 ];

@@ -1,13 +1,19 @@
 // The embedded event log: batches are rows of `event_batches` in the store, appended by the
 // follower (`appendBatch`) in one transaction with its cursor; live readers are notified after
 // commit. Recent batches stay in memory so live consumers and short resumes never touch the
-// database.
-import type { Kysely } from 'kysely';
+// database. In a cluster the writer is fenced by its leadership term, each commit is announced on
+// PostgreSQL (NOTIFY, the position only) and other processes read the batch from the table
+// (`catchUp`, driven by store-follow.ts).
+import { sql, type Kysely } from 'kysely';
 import type { Store } from '../store/db.js';
 import { toNum } from '../store/db.js';
 import { decodeEvents, encodeEvents } from './codec.js';
 import type { EventBatch, Position } from './events.js';
+import { checkTerm, FencedError } from './leadership.js';
 import type { EventLog, EventLogWriter } from './types.js';
+
+/** The leadership role whose term fences the log's writer. */
+export const WRITER_ROLE = 'follower';
 
 interface EventLogTables {
   event_batches: {
@@ -46,6 +52,11 @@ export class StoreEventLog implements EventLog, EventLogWriter {
   private oldest: Position | null = null;
   /** Every batch with lastPosition > recentFloor is in `recent` (the window is contiguous). */
   private recentFloor: Position = Number.MAX_SAFE_INTEGER;
+  /** The writer's leadership term when fenced (cluster); 'deposed' refuses every append. */
+  private term: number | 'deposed' | null = null;
+  /** PostgreSQL channel announcing appends to other processes, once `announce` is on. */
+  private channel: string | null = null;
+  private catchingUp: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -88,12 +99,53 @@ export class StoreEventLog implements EventLog, EventLogWriter {
     return this.oldest;
   }
 
+  /** From now on, appends commit only while `term` is the writer role's newest (checked in their transaction). */
+  lead(term: number): void {
+    this.term = term;
+  }
+
+  /** Another process leads (or may): every append fails from now on, before it touches the store. */
+  depose(): void {
+    this.term = 'deposed';
+  }
+
+  /** Turns announcing on; returns the PostgreSQL channel that announces appends to this store's other processes. */
+  async announceChannel(): Promise<string> {
+    this.channel ??= await schemaChannel(this.store.db, 'tonwatch_events');
+    return this.channel;
+  }
+
   async appendBatch(batch: EventBatch, alsoInTransaction?: (trx: Kysely<any>) => Promise<void>): Promise<void> {
+    const term = this.term;
+    if (term === 'deposed') throw new FencedError(WRITER_ROLE, -1);
+    const channel = this.channel;
     await this.store.db.transaction().execute(async (trx) => {
+      if (term !== null) await checkTerm(trx, WRITER_ROLE, term);
       await this.append(trx, batch);
       await alsoInTransaction?.(trx);
+      // delivered by PostgreSQL when (and only if) the transaction commits
+      if (channel) await sql`select pg_notify(${channel}, ${String(batch.lastPosition)})`.execute(trx);
     });
     this.published(batch);
+  }
+
+  /**
+   * Publishes the batches other processes committed after this one's head, in order (one catch-up at
+   * a time); call on an announcement, on a slow timer, and before writing as a new leader.
+   */
+  catchUp(): Promise<void> {
+    const run = this.catchingUp.then(async () => {
+      for (;;) {
+        const after = this.head ?? -1;
+        const batches = await this.readFromStore(after, 64);
+        const fresh = batches.filter((b) => b.firstPosition > (this.head ?? -1));
+        for (const batch of fresh) this.published(batch);
+        if (batches.length < 64) break;
+      }
+      await this.loadOldest();
+    });
+    this.catchingUp = run.catch(() => {});
+    return run;
   }
 
   /** Writes a batch inside the caller's transaction; call `published` after it commits (appendBatch does both). */
@@ -117,6 +169,8 @@ export class StoreEventLog implements EventLog, EventLogWriter {
 
   /** Makes a committed batch visible to readers and live listeners, in order. */
   published(batch: EventBatch): void {
+    // a catch-up may have published it already (it read the commit before this process's own answer came)
+    if (this.head !== null && batch.lastPosition <= this.head) return;
     this.head = batch.lastPosition;
     this.oldest ??= batch.firstPosition;
     this.recent.push(batch);
@@ -139,6 +193,10 @@ export class StoreEventLog implements EventLog, EventLogWriter {
   async readAfter(after: Position, maxBatches: number): Promise<EventBatch[]> {
     const fromMemory = this.readRecent(after, maxBatches);
     if (fromMemory) return fromMemory;
+    return this.readFromStore(after, maxBatches);
+  }
+
+  private async readFromStore(after: Position, maxBatches: number): Promise<EventBatch[]> {
     const rows = await this.db
       .selectFrom('event_batches')
       .select(['first_position', 'last_position', 'mc_seqno', 'kind', 'payload'])
@@ -187,4 +245,10 @@ export class StoreEventLog implements EventLog, EventLogWriter {
     if (deleted > 0) await this.loadOldest();
     return deleted;
   }
+}
+
+/** A PostgreSQL channel name for `name` in the store's schema (channels are per database). */
+export async function schemaChannel(db: Kysely<any>, name: string): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return `${name}:${rows[0]!.schema}`.slice(0, 63);
 }

@@ -2,7 +2,7 @@
 // creation, live tracking of finalized blocks, transfer classification, balances, audit, DNS and
 // status. `indexerComponent` plugs it into the service; docs/INDEXER.md describes it.
 import type { Component, ComponentFactory } from '../service/component.js';
-import { Indexer } from './indexer.js';
+import { CHANGES_TOPIC, Indexer } from './indexer.js';
 import { IndexerMetrics } from './metrics.js';
 import { IndexerQueries } from './queries.js';
 import { indexerRoutes } from './routes.js';
@@ -25,26 +25,37 @@ export const indexerComponent: ComponentFactory = (ctx) => {
     backfillConcurrency: ctx.config.indexerBackfillConcurrency,
     backfillLeaseMs: ctx.config.workerLeaseSeconds * 1000,
     now: ctx.now,
+    changes: ctx.changes,
   });
   const queries = new IndexerQueries(ctx.store, ctx.source, ctx.now);
   const status = new IndexerStatus(indexer, ctx.store, ctx.source, ctx.now, metrics);
   const dnsRoot = ctx.profile.dnsRoot;
-  let started = false;
+  let live = false;
+  let unlisten: (() => void) | null = null;
   const component: Component = {
     name: 'indexer',
     routes: async (app) => {
       await app.register(indexerRoutes, { indexer, queries, status, source: ctx.source, dnsRoot });
     },
-    start: async () => {
-      await indexer.start();
-      started = true;
+    startLeader: async () => {
+      // entries tracked through another process's API join this process's live tracking
+      unlisten = ctx.changes?.on(CHANGES_TOPIC, (key) => {
+        indexer.joinAnnounced(key).catch((err) => ctx.logger.error({ err, entry: key }, 'joining an announced indexer entry failed'));
+      }) ?? null;
+      await indexer.startLive();
+      live = true;
     },
-    stop: async () => {
-      started = false;
-      await indexer.stop();
+    stopLeader: async () => {
+      live = false;
+      unlisten?.();
+      unlisten = null;
+      await indexer.stopLive();
     },
+    startWorker: async () => indexer.startBackfill(),
+    stopWorker: () => indexer.stopBackfill(),
     health: async () => ({
-      ok: started,
+      // a process that does not lead runs no live tracking, and is not less ready for it
+      ok: live || ctx.cluster?.leads() === false,
       tracked_entries: indexer.tracked.size,
       last_processed_masterchain_seqno: indexer.lastApplied?.mcSeqno ?? null,
     }),

@@ -4,6 +4,7 @@
 // paths write idempotent rows from the same deterministic extraction.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { ChangeFeed } from '../bus/changes.js';
 import { startConsumer, type Consumer } from '../bus/consumer.js';
 import { positionSeqno, type EventBatch } from '../bus/events.js';
 import type { EventLog } from '../bus/types.js';
@@ -15,7 +16,7 @@ import { Backfill } from './backfill.js';
 import { chainCall, jettonWalletAddress } from './chain.js';
 import { extract, TON, type Asset, type Extraction, type Role } from './extract.js';
 import type { IndexerMetrics } from './metrics.js';
-import { allTracked, asDb, getTracked, insertTracked, requestResyncAll, writeExtractions, type EntryKey } from './store.js';
+import { allTracked, asDb, getTracked, insertTracked, requestResync, requestResyncAll, writeExtractions, type EntryKey } from './store.js';
 import { forEachRole, TrackedSet } from './tracked.js';
 
 export interface IndexerOptions {
@@ -30,7 +31,12 @@ export interface IndexerOptions {
   now: () => number;
   /** Name of the durable consumer (its cursor is `consumer:<name>`). */
   consumerName?: string;
+  /** Tells the other processes of a cluster (the leader's live tracking) about new entries. */
+  changes?: ChangeFeed;
 }
+
+/** The topic of announced new entries (key: `<asset>|<owner>`). */
+export const CHANGES_TOPIC = 'indexer';
 
 export interface TrackResult {
   asset: Asset;
@@ -75,7 +81,19 @@ export class Indexer {
     return this.consumer?.position ?? null;
   }
 
+  /** Live tracking and backfills together (one process with every role). */
   async start(): Promise<void> {
+    await this.startLive();
+    this.startBackfill();
+  }
+
+  async stop(): Promise<void> {
+    await this.stopLive();
+    await this.stopBackfill();
+  }
+
+  /** Live tracking: the durable consumer of the log (a singleton: the follower role's leader runs it). */
+  async startLive(): Promise<void> {
     for await (const page of allTracked(asDb(this.opts.store.db))) {
       for (const row of page) this.tracked.add(row.contract, { asset: row.asset, owner: row.owner });
     }
@@ -93,11 +111,19 @@ export class Indexer {
     });
     // until the next block arrives, the consumer's cursor says where live tracking stands
     if (this.consumer.position >= 0) this.applied = { mcSeqno: positionSeqno(this.consumer.position), genUtime: null };
+  }
+
+  async stopLive(): Promise<void> {
+    await this.consumer?.stop();
+    this.consumer = null;
+  }
+
+  /** Backfill walks (the worker role). */
+  startBackfill(): void {
     this.backfill.start();
   }
 
-  async stop(): Promise<void> {
-    await this.consumer?.stop();
+  async stopBackfill(): Promise<void> {
     await this.backfill.stop();
   }
 
@@ -142,6 +168,29 @@ export class Indexer {
     } catch (err) {
       this.opts.logger.error({ err }, 'indexer could not request a resync after a gap');
     }
+  }
+
+  /**
+   * An entry another process created (announced): joins live tracking here, then asks for a resync,
+   * whose walk reads the chain state after the join, so what came between the other process's state
+   * read and this join is walked and nothing is missed. `key` null (announcements may have been
+   * missed): every entry is loaded again and resyncs.
+   */
+  async joinAnnounced(key: string | null): Promise<void> {
+    if (key === null) {
+      for await (const page of allTracked(asDb(this.opts.store.db))) {
+        for (const row of page) this.tracked.add(row.contract, { asset: row.asset, owner: row.owner });
+      }
+      await this.resyncAll();
+      return;
+    }
+    const [asset, owner] = key.split('|') as [Asset, AccountId];
+    const row = await getTracked(asDb(this.opts.store.db), { asset, owner });
+    if (!row) return;
+    this.tracked.add(row.contract, { asset, owner });
+    this.opts.metrics?.trackedEntries.set(this.tracked.size);
+    await requestResync(asDb(this.opts.store.db), { asset, owner }, this.opts.now());
+    this.backfill.wake();
   }
 
   /**
@@ -198,6 +247,7 @@ export class Indexer {
       }
       this.opts.metrics?.trackedEntries.set(this.tracked.size);
       this.backfill.wake();
+      await this.opts.changes?.announce(CHANGES_TOPIC, `${key.asset}|${key.owner}`);
       return true;
     } catch (err) {
       if (added) this.tracked.remove(contract, role);

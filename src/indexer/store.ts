@@ -224,6 +224,11 @@ export async function recordWalkError(db: Db, key: EntryKey, error: string, now:
     .execute();
 }
 
+/** Asks one entry to re-walk from its current chain state down to its processed history. */
+export async function requestResync(db: Db, key: EntryKey, now: number): Promise<void> {
+  await db.updateTable('indexer_tracked').set({ resync: 1n, pending: 1n, updated_at: BigInt(now) }).where('asset', '=', key.asset).where('owner', '=', key.owner).execute();
+}
+
 /** Asks every entry to re-walk from its current chain state (after live tracking missed events). */
 export async function requestResyncAll(db: Db, now: number): Promise<number> {
   const r = await db.updateTable('indexer_tracked').set({ resync: 1n, pending: 1n, updated_at: BigInt(now) }).executeTakeFirst();

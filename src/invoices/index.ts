@@ -11,7 +11,7 @@ import { InvoiceMatcher } from './matcher.js';
 import { InvoiceMetrics } from './metrics.js';
 import { appRoutes } from './routes/apps.js';
 import { invoiceRoutes } from './routes/invoices.js';
-import { InvoicesService } from './service.js';
+import { EXPIRY_TOPIC, InvoicesService } from './service.js';
 import { deriveJettonWallet } from './usdt.js';
 
 export { invoicesMigrations } from './migrations.js';
@@ -41,6 +41,7 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
   const testOnly = ctx.profile.testOnly;
   let consumer: Consumer | null = null;
   let refresher: NodeJS.Timeout | null = null;
+  let unlisten: (() => void) | null = null;
   const matcher = new InvoiceMatcher({ engine, directory, metrics, logger, now: ctx.now });
   const caughtUp = () => consumer !== null && consumer.position >= (ctx.events.headPosition() ?? -1);
   const expiry = new ExpiryTimer({
@@ -53,7 +54,7 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
     matcherCaughtUp: caughtUp,
     afterCommit: () => engine.notify(),
   });
-  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, usdtMaster, testOnly, now: ctx.now });
+  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, changes: ctx.changes, usdtMaster, testOnly, now: ctx.now });
 
   /** Recipients whose USDT wallet was derived from another master (the setting changed): derive again. */
   async function rederiveUsdtWallets(): Promise<void> {
@@ -78,7 +79,17 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
       await appRoutes(app, service);
       await invoiceRoutes(app, service);
     },
+    // the directory is read by the routes and by the matcher: any process with either refreshes it
     async start() {
+      await directory.refresh();
+      refresher = setInterval(() => void directory.refresh().catch((err) => logger.warn({ err }, 'invoice directory refresh failed')), REFRESH_MS);
+      refresher.unref();
+    },
+    async stop() {
+      if (refresher) clearInterval(refresher);
+      refresher = null;
+    },
+    async startLeader() {
       await rederiveUsdtWallets();
       await directory.refresh();
       consumer = await startConsumer({
@@ -99,19 +110,20 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
         onGap: (after, first) => logger.error({ after, first }, 'invoice matcher missed events: the event log no longer had them'),
       });
       await expiry.start();
-      refresher = setInterval(() => void directory.refresh().catch((err) => logger.warn({ err }, 'invoice directory refresh failed')), REFRESH_MS);
-      refresher.unref();
+      // invoices created through another process's API: their expiry may come sooner than the timer's
+      unlisten = ctx.changes?.on(EXPIRY_TOPIC, (key) => (key === null ? void expiry.sweepNow() : expiry.invoiceCreated(Number(key)))) ?? null;
     },
-    async stop() {
-      if (refresher) clearInterval(refresher);
-      refresher = null;
+    async stopLeader() {
+      unlisten?.();
+      unlisten = null;
       await expiry.stop();
       await consumer?.stop();
       consumer = null;
     },
     async health() {
       return {
-        ok: consumer !== null,
+        // a process that does not lead runs no matcher, and is not less ready for it
+        ok: consumer !== null || ctx.cluster?.leads() === false,
         matcher_position: consumer?.position ?? null,
         matcher_caught_up: caughtUp(),
         usdt_master: usdtMaster,

@@ -1,5 +1,6 @@
 // The invoicing operations behind the HTTP routes and the CLI: applications with their token and
 // webhook URLs, invoices (create, read, list, cancel, stats, export), all scoped to one application.
+import type { ChangeFeed } from '../bus/changes.js';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ApiKeys } from '../auth/keys.js';
@@ -23,6 +24,8 @@ import { deriveJettonWallet } from './usdt.js';
 import { appNameInput, recipientInput, textInput, type NewInvoiceInput } from './validate.js';
 
 export const MAX_WEBHOOKS_PER_APP = 10;
+/** The topic of announced new invoices (key: their date_expire, unix seconds). */
+export const EXPIRY_TOPIC = 'invoices';
 
 export interface InvoicesServiceDeps {
   store: Store;
@@ -33,6 +36,8 @@ export interface InvoicesServiceDeps {
   metrics?: InvoiceMetrics;
   logger?: Logger;
   expiry?: ExpiryTimer;
+  /** Tells the other processes of a cluster (the leader's expiry timer) about new invoices. */
+  changes?: ChangeFeed;
   usdtMaster: AccountId | null;
   testOnly: boolean;
   /** Wall clock in ms. */
@@ -285,6 +290,7 @@ export class InvoicesService {
     if (!result.replayed) {
       this.deps.metrics?.created.inc({ currency: input.currency });
       this.deps.expiry?.invoiceCreated(result.invoice.dateExpire);
+      await this.deps.changes?.announce(EXPIRY_TOPIC, String(result.invoice.dateExpire));
     }
     return result;
   }

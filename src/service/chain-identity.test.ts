@@ -52,7 +52,7 @@ describe.each(dialects)('chain identity (%s)', (dialect) => {
     await first.produceBlock();
     const firstChain = first.source.identity();
     expect(firstChain.network).toBe('devnet');
-    const lastSeqno = first.follower.status().lastSeqno!;
+    const lastSeqno = first.follower!.status().lastSeqno!;
     await first.close({ keepData: true });
 
     // Same store, new devnet: on PostgreSQL a fresh data dir; on SQLite the store file stays and the devnet's goes.
@@ -112,7 +112,7 @@ describe('readiness with the cursor ahead of the head', () => {
       await service.produceBlock();
       expect((await service.api('/readyz')).status).toBe(200);
       // A cursor moved past the head, as a store from another chain would leave it (before identities were recorded).
-      const status = service.follower.status();
+      const status = service.follower!.status();
       (service.follower as unknown as { lastSeqno: number }).lastSeqno = status.headSeqno! + 23;
       const res = await service.api('/readyz');
       expect(res.status).toBe(503);

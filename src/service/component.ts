@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
+import type { ChangeFeed } from '../bus/changes.js';
 import type { EventLog } from '../bus/types.js';
-import type { Config } from '../config.js';
+import type { Config, Role } from '../config.js';
 import type { AppComponent } from '../http/app.js';
 import type { DeliveryEngine } from '../delivery/engine.js';
 import type { Store } from '../store/db.js';
@@ -25,16 +26,39 @@ export interface ServiceContext {
   metrics: Registry;
   /** Wall clock in ms; injectable so tests can move time. */
   now(): number;
+  /** This process's roles and leadership (unset in tests that build one component: it leads). */
+  cluster?: ClusterView;
+  /** Announces changes to what components keep in memory to the other processes of a cluster. */
+  changes?: ChangeFeed;
 }
 
-/** A component: routes and readiness as the HTTP app takes them, plus its background work. */
+export interface ClusterView {
+  readonly roles: readonly Role[];
+  /** This process leads the follower role now (it runs the singletons). */
+  leads(): boolean;
+}
+
+/**
+ * A component: routes and readiness as the HTTP app takes them, plus its background work by role
+ * (TONWATCH_ROLES; the service decides what runs where, docs/DEPLOYMENT.md). Each start is called
+ * after routes are registered and the store is migrated; each stop finishes in-flight work, in
+ * reverse start order.
+ */
 export interface Component extends AppComponent {
-  /** Starts background work (consumers, workers) after routes are registered and the store is migrated. */
+  /** Work of every process that runs the component (caches its routes read, the streaming hub). */
   start?(): Promise<void>;
-  /** Finishes in-flight work and stops; called on shutdown in reverse start order. */
   stop?(): Promise<void>;
   /** Lines for the start banner once started (e.g. a port it listens on). */
   banner?(): string[];
+  /**
+   * Singletons (durable consumers of the log, timers that write): only in the process that leads
+   * the follower role, from taking the lead until losing it or stopping.
+   */
+  startLeader?(): Promise<void>;
+  stopLeader?(): Promise<void>;
+  /** Work of the worker role (indexer backfills), in every process that holds it. */
+  startWorker?(): Promise<void>;
+  stopWorker?(): Promise<void>;
 }
 
 export type ComponentFactory = (ctx: ServiceContext) => Component | Promise<Component>;

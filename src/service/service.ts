@@ -1,17 +1,22 @@
 // Assembles the one flow: chain source → follower → event log → components, behind one HTTP
-// server. Start order: store, chain (checked against the store's), migrations, admin key, event
-// log, follower, HTTP, components; stop is
-// the reverse, and finishes in-flight work before closing connections.
+// server. Start order: store, the claim on it (one process, or cluster members), chain (checked
+// against the store's), migrations (under a lock), admin key, event log, HTTP, then the work of each
+// role this process holds (TONWATCH_ROLES; this is the one place that decides it): worker, then the
+// follower's leadership, which runs the follower and the singletons while it leads. Stop is the
+// reverse, and finishes in-flight work before closing connections.
+import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ApiKeys } from '../auth/keys.js';
 import { ensureAdminKey, type AdminKeyResult } from '../auth/admin-key.js';
-import { StoreEventLog } from '../bus/store-log.js';
+import { ChangeFeed } from '../bus/changes.js';
+import { schemaChannel, StoreEventLog } from '../bus/store-log.js';
+import { followStore } from '../bus/store-follow.js';
 import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
-import type { Config } from '../config.js';
+import type { Config, Role } from '../config.js';
 import { storeOptions } from '../config.js';
 import { systemClock } from '../delivery/clock.js';
 import { DeliveryEngine, deliveryOptionsFromConfig, type DeliveryEngineOptions } from '../delivery/engine.js';
@@ -20,14 +25,20 @@ import { checkChainIdentity, recordChainIdentity } from '../pipeline/chain-ident
 import { Follower } from '../pipeline/follower.js';
 import { FollowerMetrics } from '../pipeline/metrics.js';
 import { openStore, type Store } from '../store/db.js';
+import { withAdvisoryLock } from '../store/locks.js';
 import { migrate } from '../store/migrate.js';
 import { registerStoreMetrics } from '../store/metrics.js';
+import { claimStore } from '../store/owner.js';
 import { checkChainSettings, createChainSource } from './chain.js';
-import type { Component, ComponentEntry, ServiceContext } from './component.js';
+import type { ClusterView, Component, ComponentEntry, ServiceContext } from './component.js';
+import { Leadership, type LeadershipStatus } from './leadership.js';
 import { serviceMigrations } from './migrations.js';
 
 /** The follower may lag this many blocks before /readyz says not ready. */
 const READY_LAG_BLOCKS = 30;
+
+/** How long a new leader waits for the follower to reach the chain's head before starting the singletons anyway. */
+const CATCH_UP_WAIT_MS = 5000;
 
 export interface StartServiceOptions {
   logger?: Logger;
@@ -48,7 +59,11 @@ export interface RunningService {
   source: ChainSource;
   profile: NetworkProfile;
   events: StoreEventLog;
-  follower: Follower;
+  /** The follower while this process leads the follower role; null otherwise. */
+  readonly follower: Follower | null;
+  /** This process's roles, and whether it leads the follower role. */
+  readonly roles: readonly Role[];
+  leadership(): LeadershipStatus;
   app: App;
   components: Component[];
   adminKey: AdminKeyResult;
@@ -60,9 +75,13 @@ export async function startService(config: Config, options: StartServiceOptions)
   const now = options.now ?? Date.now;
   const cleanup: Array<() => Promise<unknown>> = [];
   checkChainSettings(config);
+  const has = (role: Role) => config.roles.includes(role);
   try {
     const store = await openStore(storeOptions(config));
     cleanup.push(() => store.close());
+    // Before anything is written: a store another process runs (SQLite, or not as a cluster) is refused.
+    const claim = await claimStore(store, { cluster: config.cluster, now, onWarning: (message) => logger.warn(message) });
+    cleanup.push(() => claim.release());
     const chain = await createChainSource(config, logger);
     const source = chain.source;
     await source.start();
@@ -70,10 +89,13 @@ export async function startService(config: Config, options: StartServiceOptions)
     // Before anything is written: a store that holds another chain's history is refused.
     await checkChainIdentity(store, source.identity());
 
-    const applied = await migrate(store, [...serviceMigrations, ...options.components.map((c) => c.migrations ?? [])]);
+    // Processes starting together migrate one at a time: the first does the work, the others find it done.
+    const { applied, adminKey } = await withAdvisoryLock(store.connect?.bind(store), 'migrate', async () => {
+      const applied = await migrate(store, [...serviceMigrations, ...options.components.map((c) => c.migrations ?? [])]);
+      await recordChainIdentity(store, source.identity(), now());
+      return { applied, adminKey: await ensureAdminKey(store, config) };
+    });
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
-    await recordChainIdentity(store, source.identity(), now());
-    const adminKey = await ensureAdminKey(store, config);
     const profile = await chain.profile();
 
     const metrics = new Registry();
@@ -81,18 +103,14 @@ export async function startService(config: Config, options: StartServiceOptions)
     chain.registerMetrics?.(metrics);
     const events = new StoreEventLog(store, { retentionMs: config.eventRetentionSeconds * 1000, now });
     await events.open();
-    const follower = new Follower({
-      source,
-      store,
-      log: events,
-      logger: logger.child({ component: 'follower' }),
-      metrics: new FollowerMetrics(metrics),
-      // TONWATCH_START_SEQNO counts only on a store that has followed nothing yet.
-      startAt: config.startSeqno ?? profile.startAt,
-      now,
-    });
-    await follower.start();
-    cleanup.push(() => follower.stop());
+    const changes = config.cluster ? new ChangeFeed(store.db, await schemaChannel(store.db, 'tonwatch_changes')) : new ChangeFeed();
+    if (config.cluster) {
+      // every member reads what the leader appends (the leader too, once it has stepped down)
+      const follow = await followStore(events, store, { logger: logger.child({ component: 'event-log' }), changes });
+      cleanup.push(() => follow.stop());
+    }
+    const followerMetrics = new FollowerMetrics(metrics);
+    let follower: Follower | null = null;
 
     // One delivery engine for every producer of webhooks (webhooks, invoices).
     const delivery = new DeliveryEngine({
@@ -103,8 +121,43 @@ export async function startService(config: Config, options: StartServiceOptions)
       metrics,
       ...options.delivery,
     });
-    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now };
     const components: Component[] = [];
+    const leadership = new Leadership({
+      store,
+      log: events,
+      cluster: config.cluster,
+      holder: `pid ${process.pid} on ${os.hostname()}`,
+      logger: logger.child({ component: 'leadership' }),
+      now,
+      lead: async () => {
+        follower = new Follower({
+          source,
+          store,
+          log: events,
+          logger: logger.child({ component: 'follower' }),
+          metrics: followerMetrics,
+          // TONWATCH_START_SEQNO counts only on a store that has followed nothing yet.
+          startAt: config.startSeqno ?? profile.startAt,
+          now,
+        });
+        // no head yet (every liteserver down at a first start): the follower places its cursor later
+        const head = await source.getMasterchainHead().then((h) => h.seqno, () => null);
+        await follower.start();
+        // consumers new to the log start at its head: let the follower reach the chain's head first (the
+        // devnet's history, an empty log's first block), so they start after it rather than inside it
+        if (head !== null) await follower.waitForSeqno(head, CATCH_UP_WAIT_MS).catch(() => {});
+        for (const c of components) await c.startLeader?.();
+      },
+      depose: async () => {
+        for (const c of [...components].reverse()) {
+          await c.stopLeader?.().catch((err) => logger.error({ err, component: c.name }, 'component stop failed'));
+        }
+        await follower?.stop();
+        follower = null;
+      },
+    });
+    const cluster: ClusterView = { roles: config.roles, leads: () => leadership.status().leader };
+    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now, cluster, changes };
     for (const entry of options.components) {
       const factory = await entry.load();
       components.push(await factory({ ...ctx, logger: logger.child({ component: entry.name }) }));
@@ -116,7 +169,8 @@ export async function startService(config: Config, options: StartServiceOptions)
       metrics,
       logger,
       keys,
-      components,
+      // without the api role the server answers health and metrics only
+      components: has('api') ? components : [],
       health: {
         // The network and the source's own facts (liteservers: servers, trust level, why it waits).
         chain: () => ({ ok: true, network: source.network, chain_id: source.identity().id, ...chain.health?.() }),
@@ -125,11 +179,17 @@ export async function startService(config: Config, options: StartServiceOptions)
           return { ok: true, dialect: store.dialect };
         },
         follower: async () => {
+          const lead = leadership.status();
+          if (!follower) {
+            // a standby (or a process without the role) is ready: the leader writes, this one reads
+            return { ok: true, running: false, roles: config.roles, leader: false, head_position: events.headPosition() };
+          }
           const s = follower.status();
           // A cursor past the head means the log holds blocks this chain has not made: never healthy.
           const ahead = s.lastSeqno !== null && s.headSeqno !== null && s.lastSeqno > s.headSeqno;
           const ok = s.running && !ahead && s.error === null && (s.lagBlocks ?? 0) <= READY_LAG_BLOCKS;
-          return ahead ? { ok, ...s, problem: `the follower's cursor (block ${s.lastSeqno}) is ahead of the chain's head (block ${s.headSeqno})` } : { ok, ...s };
+          const facts = config.cluster ? { ...s, leader: true, term: lead.term } : s;
+          return ahead ? { ok, ...facts, problem: `the follower's cursor (block ${s.lastSeqno}) is ahead of the chain's head (block ${s.headSeqno})` } : { ok, ...facts };
         },
       },
     });
@@ -139,7 +199,10 @@ export async function startService(config: Config, options: StartServiceOptions)
     const stopComponents = async () => {
       if (componentsStopped) return;
       componentsStopped = true;
+      // the leader's work first: its last block commits while everything else still runs
+      await leadership.stop().catch((err) => logger.error({ err }, 'leadership stop failed'));
       for (const c of [...components].reverse()) {
+        if (has('worker')) await c.stopWorker?.().catch((err) => logger.error({ err, component: c.name }, 'component stop failed'));
         await c.stop?.().catch((err) => logger.error({ err, component: c.name }, 'component stop failed'));
       }
       // After the producers: their last deliveries go out while the store is open.
@@ -148,14 +211,18 @@ export async function startService(config: Config, options: StartServiceOptions)
     app.addHook('preClose', stopComponents);
     await app.listen({ port: config.port, host: config.host });
     cleanup.push(() => app.close());
-    await delivery.start();
-    for (const c of components) await c.start?.();
+    if (has('worker')) await delivery.start();
+    for (const c of components) {
+      await c.start?.();
+      if (has('worker')) await c.startWorker?.();
+    }
+    if (has('follower')) await leadership.start();
 
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    logger.info({ url, chain: source.network, store: store.description, dataDir: path.resolve(config.dataDir) }, 'tonwatch listening');
+    logger.info({ url, chain: source.network, store: store.description, dataDir: path.resolve(config.dataDir), roles: config.roles, cluster: config.cluster }, 'tonwatch listening');
 
     let stopping: Promise<void> | null = null;
     const stop = () =>
@@ -167,9 +234,27 @@ export async function startService(config: Config, options: StartServiceOptions)
         }
         logger.info('tonwatch stopped');
       })());
-    return { config, url, port, store, source, profile, events, follower, app, components, adminKey, stop };
+    return {
+      config,
+      url,
+      port,
+      store,
+      source,
+      profile,
+      events,
+      get follower() {
+        return follower;
+      },
+      roles: config.roles,
+      leadership: () => leadership.status(),
+      app,
+      components,
+      adminKey,
+      stop,
+    };
   } catch (err) {
     for (const step of cleanup.reverse()) await step().catch(() => {});
     throw err;
   }
 }
+

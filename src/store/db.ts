@@ -20,6 +20,11 @@ export interface Store {
   readonly description: string;
   /** SQLite on a file: the background WAL checkpointer's counters. */
   readonly checkpoints?: CheckpointStats;
+  /**
+   * PostgreSQL only: a connection outside the pool, with the pool's settings (schema, types), for
+   * what lives as long as a session does (advisory locks, LISTEN). The caller ends it.
+   */
+  connect?(applicationName: string): Promise<pg.Client>;
   close(): Promise<void>;
 }
 
@@ -115,9 +120,8 @@ async function openPostgres(url: string, schema: string | undefined, max: number
       await admin.end();
     }
   }
-  const pool = new pg.Pool({
+  const settings = {
     connectionString: url,
-    max,
     // While the database is unreachable, queries fail in seconds instead of waiting for the OS.
     connectionTimeoutMillis: 5000,
     keepAlive: true,
@@ -129,7 +133,8 @@ async function openPostgres(url: string, schema: string | undefined, max: number
         return pg.types.getTypeParser(oid, format as any);
       }) as any,
     },
-  });
+  };
+  const pool = new pg.Pool({ ...settings, max });
   // A connection that dies (a database restart, a network cut) fails its query, idle or checked out, and
   // the pool opens a new one for the next; unhandled, its 'error' event would end the process.
   pool.on('error', () => {});
@@ -141,6 +146,14 @@ async function openPostgres(url: string, schema: string | undefined, max: number
     dialect: 'postgres',
     db,
     description: schema ? `${safe} (schema ${schema})` : safe,
+    connect: async (applicationName) => {
+      // PostgreSQL keeps application names to 63 bytes
+      const client = new pg.Client({ ...settings, application_name: applicationName.slice(0, 63) });
+      // a lost connection fails its next query; its owner watches 'end' (unhandled 'error' would end the process)
+      client.on('error', () => {});
+      await client.connect();
+      return client;
+    },
     close: () => db.destroy(),
   };
 }

@@ -2,7 +2,7 @@
 // the service's delivery engine (`ctx.delivery`, shared with invoices).
 import type { Component, ServiceContext } from '../service/component.js';
 import { startConsumer, type Consumer } from '../bus/consumer.js';
-import { Webhooks } from './manager.js';
+import { CHANGES_TOPIC, Webhooks } from './manager.js';
 import { WebhookRouter } from './router.js';
 import { webhookRoutes } from './routes.js';
 import { SubscriptionIndex } from './subscription-index.js';
@@ -10,14 +10,19 @@ import { SubscriptionIndex } from './subscription-index.js';
 export function createWebhooksComponent(ctx: ServiceContext): Component & { webhooks: Webhooks } {
   const engine = ctx.delivery;
   const index = new SubscriptionIndex();
-  const webhooks = new Webhooks(ctx.store, engine, index, { webhooksPerKey: ctx.config.webhookMaxPerKey, accountsPerWebhook: ctx.config.webhookMaxAccounts }, ctx.source);
+  const webhooks = new Webhooks(ctx.store, engine, index, { webhooksPerKey: ctx.config.webhookMaxPerKey, accountsPerWebhook: ctx.config.webhookMaxAccounts }, ctx.source, ctx.changes);
   const router = new WebhookRouter({ index, engine, opcodeLimitPerMinute: ctx.config.webhookOpcodeMaxPerMinute, now: () => engine.clock.now(), logger: ctx.logger });
   let consumer: Consumer | null = null;
+  let unlisten: (() => void) | null = null;
   return {
     name: 'webhooks',
     webhooks,
     routes: (app) => webhookRoutes(app, webhooks),
-    async start() {
+    async startLeader() {
+      // subscriptions changed through another process's API reach this router's index
+      unlisten = ctx.changes?.on(CHANGES_TOPIC, (key) => {
+        webhooks.loadIndex(key === null ? undefined : Number(key)).catch((err) => ctx.logger.error({ err, webhook: key }, 'reloading webhook subscriptions failed'));
+      }) ?? null;
       await webhooks.loadIndex();
       consumer = await startConsumer({
         name: 'webhooks',
@@ -29,7 +34,9 @@ export function createWebhooksComponent(ctx: ServiceContext): Component & { webh
         onGap: (after, first) => ctx.logger.error({ after, first }, 'webhook router missed events: the event log no longer had them'),
       });
     },
-    async stop() {
+    async stopLeader() {
+      unlisten?.();
+      unlisten = null;
       await consumer?.stop();
       consumer = null;
     },

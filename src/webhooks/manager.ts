@@ -2,6 +2,7 @@
 // by the API key that created them) and their subscriptions. Every call checks ownership — another
 // key's webhook is "not found". Store changes commit first, then the router's index follows.
 import type { Kysely } from 'kysely';
+import type { ChangeFeed } from '../bus/changes.js';
 import type { ChainSource } from '../chain/source.js';
 import type { Store } from '../store/db.js';
 import { badRequest, notFound } from '../errors.js';
@@ -14,6 +15,8 @@ import * as db from './store.js';
 import type { SubscriptionIndex } from './subscription-index.js';
 
 export const PRODUCER = 'webhooks';
+/** The topic of announced subscription changes (key: the webhook id). */
+export const CHANGES_TOPIC = 'webhooks';
 
 export interface WebhookLimits {
   webhooksPerKey: number;
@@ -34,6 +37,8 @@ export class Webhooks {
     private readonly index: SubscriptionIndex,
     private readonly limits: WebhookLimits,
     private readonly source: ChainSource | null,
+    /** Tells the other processes of a cluster (the leader's router) about subscription changes. */
+    private readonly changes?: ChangeFeed,
   ) {
     engine.registerProducer(PRODUCER, { onOutcomes: (trx, outcomes) => this.onOutcomes(trx, outcomes) });
   }
@@ -42,9 +47,15 @@ export class Webhooks {
     return this.engine.clock.now();
   }
 
+  private async announce(id: number): Promise<void> {
+    await this.changes?.announce(CHANGES_TOPIC, String(id));
+  }
+
   /** Fills the router's index from the store (at start). */
-  async loadIndex(): Promise<void> {
-    const all = await db.loadAllSubscriptions(this.store.db);
+  /** Loads every subscription into the index, or again one webhook's (another process changed it). */
+  async loadIndex(webhookId?: number): Promise<void> {
+    const all = await db.loadAllSubscriptions(this.store.db, webhookId);
+    if (webhookId !== undefined) this.index.removeWebhook(webhookId);
     for (const a of all.accounts) this.index.addAccounts(a.webhookId, [a.account]);
     for (const o of all.opcodes) this.index.addOpcode(o.webhookId, o.opcode);
     for (const f of all.feeds) this.index.setFeed(f.webhookId, f.feed, true);
@@ -89,6 +100,7 @@ export class Webhooks {
       await db.deleteSubscriptions(trx, id);
       await this.engine.deleteEndpoint(id, trx);
     });
+    await this.announce(id);
   }
 
   async rotate(owner: string, id: number): Promise<Endpoint> {
@@ -121,6 +133,7 @@ export class Webhooks {
     }
     await db.addAccounts(this.store.db, id, unique, this.now());
     this.index.addAccounts(id, unique);
+    await this.announce(id);
   }
 
   private async countNew(id: number, accounts: string[]): Promise<number> {
@@ -133,6 +146,7 @@ export class Webhooks {
     await this.owned(owner, id);
     await db.removeAccounts(this.store.db, id, accounts);
     this.index.removeAccounts(id, accounts);
+    await this.announce(id);
   }
 
   async accountSubscriptions(owner: string, id: number, offset: number, limit: number) {
@@ -144,12 +158,14 @@ export class Webhooks {
     await this.owned(owner, id);
     await db.addOpcode(this.store.db, id, opcode, this.now());
     this.index.addOpcode(id, opcode);
+    await this.announce(id);
   }
 
   async unsubscribeOpcode(owner: string, id: number, opcode: number): Promise<void> {
     await this.owned(owner, id);
     await db.removeOpcode(this.store.db, id, opcode);
     this.index.removeOpcode(id, opcode);
+    await this.announce(id);
   }
 
   async opcodeSubscriptions(owner: string, id: number, offset: number, limit: number) {
@@ -161,6 +177,7 @@ export class Webhooks {
     await this.owned(owner, id);
     await db.setFeed(this.store.db, id, feed, on, this.now());
     this.index.setFeed(id, feed, on);
+    await this.announce(id);
   }
 
   async logs(owner: string, id: number, offset: number, limit: number) {

@@ -186,10 +186,12 @@ export async function deleteSubscriptions(db: Kysely<any>, webhookId: number): P
 }
 
 /** Everything the router's in-memory index needs. */
-export async function loadAllSubscriptions(db: Kysely<any>) {
-  const accounts = await w(db).selectFrom('webhook_account_subs').select(['webhook_id', 'account_id']).execute();
-  const opcodes = await w(db).selectFrom('webhook_opcode_subs').select(['webhook_id', 'opcode']).where('status', '=', 'active').execute();
-  const feeds = await w(db).selectFrom('webhook_feed_subs').select(['webhook_id', 'feed']).execute();
+/** Every webhook's subscriptions, or one webhook's (`webhookId`). */
+export async function loadAllSubscriptions(db: Kysely<any>, webhookId?: number) {
+  const only = webhookId === undefined ? undefined : BigInt(webhookId);
+  const accounts = await w(db).selectFrom('webhook_account_subs').select(['webhook_id', 'account_id']).$if(only !== undefined, (q) => q.where('webhook_id', '=', only!)).execute();
+  const opcodes = await w(db).selectFrom('webhook_opcode_subs').select(['webhook_id', 'opcode']).where('status', '=', 'active').$if(only !== undefined, (q) => q.where('webhook_id', '=', only!)).execute();
+  const feeds = await w(db).selectFrom('webhook_feed_subs').select(['webhook_id', 'feed']).$if(only !== undefined, (q) => q.where('webhook_id', '=', only!)).execute();
   return {
     accounts: accounts.map((r) => ({ webhookId: toNum(r.webhook_id), account: r.account_id })),
     opcodes: opcodes.map((r) => ({ webhookId: toNum(r.webhook_id), opcode: toNum(r.opcode) })),

@@ -54,8 +54,8 @@ describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
 
   /** Waits for the follower, saying why it is stuck (the source's error) when it does not get there. */
   async function followed(seqno: number): Promise<void> {
-    await service.follower.waitForSeqno(seqno, 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}; follower error: ${service.follower.status().error}; chain: ${JSON.stringify(service.source.identity())}`);
+    await service.follower!.waitForSeqno(seqno, 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}; follower error: ${service.follower!.status().error}; chain: ${JSON.stringify(service.source.identity())}`);
     });
   }
 
@@ -185,10 +185,10 @@ describe('tonwatch serve on liteservers that are all down at the first start', (
     network.advance();
     await network.restart(0);
     await network.restart(1);
-    await service.follower.waitForSeqno(network.steps.length, 60_000);
+    await service.follower!.waitForSeqno(network.steps.length, 60_000);
     const ready = await service.api('/readyz', { auth: null });
     expect(ready.status).toBe(200);
-    expect(service.follower.status()).toMatchObject({ lastSeqno: 4, error: null });
+    expect(service.follower!.status()).toMatchObject({ lastSeqno: 4, error: null });
   }, 120_000);
 });
 

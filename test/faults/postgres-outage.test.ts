@@ -92,7 +92,7 @@ describe.skipIf(!available)('PostgreSQL outage', () => {
     for (const to of ['dave', 'bob']) await send(to);
     for (let i = 0; i < 12; i++) expect((await produce()).status).toBe(200);
     const head = (await service.source.getMasterchainHead()).seqno;
-    await service.follower.waitForSeqno(head, 60_000);
+    await service.follower!.waitForSeqno(head, 60_000);
     await until(async () => (await service.api('/readyz', { auth: null })).status === 200, 30_000, '/readyz ok again');
 
     // The log: one batch per masterchain block, in order, holding exactly the chain's transactions.

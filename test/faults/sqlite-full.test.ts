@@ -55,7 +55,7 @@ describe('SQLite store full', () => {
     await sql.raw('pragma max_page_count = 1073741823').execute(s.store.db);
     for (let i = 0; i < 3; i++) await s.api('/devnet/blocks', { method: 'POST' });
     const head = (await s.source.getMasterchainHead()).seqno;
-    await s.follower.waitForSeqno(head, 60_000);
+    await s.follower!.waitForSeqno(head, 60_000);
     await until(async () => (await s.api('/readyz', { auth: null })).status === 200, 30_000, '/readyz ok again');
 
     const batches = await readWholeLog(s.events);

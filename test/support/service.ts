@@ -68,11 +68,15 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     const res = await api('/devnet/blocks', { method: 'POST' });
     if (!res.ok) throw new Error(`POST /devnet/blocks: ${res.status} ${await res.text()}`);
     const { seqno } = (await res.json()) as { seqno: number };
-    await service.follower.waitForSeqno(seqno);
+    await service.follower!.waitForSeqno(seqno);
     return seqno;
   };
   return {
     ...service,
+    // the follower changes with the lead (a cluster member): read it from the service, not a copy
+    get follower() {
+      return service.follower;
+    },
     adminKeySecret,
     dataDir,
     api,

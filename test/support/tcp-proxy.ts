@@ -5,6 +5,8 @@ import net from 'node:net';
 export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   private cutOff = false;
+  private silent = false;
+  private readonly pairs = new Set<[net.Socket, net.Socket]>();
   /** Connections refused or torn down while cut. */
   refused = 0;
 
@@ -21,7 +23,18 @@ export class TcpProxy {
         client.destroy();
         return;
       }
+      if (proxy.silent) {
+        // a black hole: the connection opens and nothing ever comes back
+        client.pause();
+        proxy.sockets.add(client);
+        client.on('close', () => proxy.sockets.delete(client));
+        client.on('error', () => {});
+        return;
+      }
       const upstream = net.connect(target.port, target.host);
+      const pair: [net.Socket, net.Socket] = [client, upstream];
+      proxy.pairs.add(pair);
+      client.on('close', () => proxy.pairs.delete(pair));
       for (const s of [client, upstream]) {
         proxy.sockets.add(s);
         s.on('close', () => proxy.sockets.delete(s));
@@ -47,6 +60,21 @@ export class TcpProxy {
 
   restore(): void {
     this.cutOff = false;
+    this.silent = false;
+  }
+
+  /**
+   * Stops forwarding in both directions while every connection stays open, and answers no new one:
+   * a network partition, which neither side learns of from TCP.
+   */
+  silence(): void {
+    this.silent = true;
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
   }
 
   async close(): Promise<void> {

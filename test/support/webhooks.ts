@@ -147,7 +147,7 @@ export async function startWebhookTestbed(store: Store, opts: WebhookTestbedOpti
   const component = createWebhooksComponent(ctx);
   const app = await startTestApp({ store, components: [component], metrics });
   await delivery.start();
-  await component.start!();
+  await component.startLeader!();
   return {
     ...app,
     store,
@@ -166,7 +166,7 @@ export async function startWebhookTestbed(store: Store, opts: WebhookTestbedOpti
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     },
     async close() {
-      await component.stop!();
+      await component.stopLeader!();
       await delivery.stop();
       await app.close();
     },

@@ -50,6 +50,12 @@ export interface ReplayOptions {
   templatesPath?: string | URL;
   /** Wall clock in ms (injectable for deterministic tests). */
   clock?: () => number;
+  /**
+   * `timed` pace: the wall-clock time (ms) the first block was made. A source started later makes the
+   * blocks due since then at once and keeps the pace from there, so processes with the same options
+   * and the same start stand at the same block at the same moment (a cluster's nodes). Default: now.
+   */
+  startAt?: number;
 }
 
 export interface ResolvedReplayOptions {
@@ -66,6 +72,7 @@ export interface ResolvedReplayOptions {
   maxBlocks: number;
   historyTransactions: number;
   historyBlocks: number;
+  startAt: number | null;
   templatesPath: string | URL | undefined;
   clock: () => number;
 }
@@ -116,6 +123,7 @@ export function resolveReplayOptions(options: ReplayOptions = {}): ResolvedRepla
     historyBlocks: num('historyBlocks', options.historyBlocks, 1000, 1, 1_000_000, true),
     templatesPath: options.templatesPath,
     clock: options.clock ?? Date.now,
+    startAt: options.startAt === undefined ? null : num('startAt', options.startAt, 0, 0, Number.MAX_SAFE_INTEGER, true),
   };
 }
 
@@ -155,6 +163,7 @@ export function replayOptionsFromConfig(config: {
   replayRate: number;
   replayAccounts: number;
   replayShares: string;
+  replayStart?: number;
   blockIntervalMs: number;
 }): ReplayOptions {
   return {
@@ -163,5 +172,6 @@ export function replayOptionsFromConfig(config: {
     blocksPerSecond: 1000 / config.blockIntervalMs,
     accounts: config.replayAccounts,
     shares: parseShares(config.replayShares) ?? DEFAULT_SHARES,
+    startAt: config.replayStart,
   };
 }

@@ -285,6 +285,22 @@ describe('ReplaySource pacing', () => {
     expect(source.stats().headSeqno).toBe(stopped);
   });
 
+  it('timed with a start in the past: the blocks due since then at once, the same chain as a source that made them one by one', async () => {
+    const clock = () => 1_800_000_000_000;
+    const late = createReplaySource({ pace: 'timed', blocksPerSecond: 5, transactionsPerSecond: 50, clock, startAt: clock() - 2_100 });
+    sources.push(late);
+    await late.start();
+    // block 1 at the start, then one every 200 ms: 11 by 2.1 s
+    expect((await late.getMasterchainHead()).seqno).toBe(11);
+    const early = await open({ blocksPerSecond: 5, transactionsPerSecond: 50, clock });
+    const made = await blocks(early, 11);
+    for (const block of made) {
+      const same = (await late.getFinalizedBlock(block.masterchain.seqno))!;
+      expect(same.transactions.map((t) => t.hash)).toEqual(block.transactions.map((t) => t.hash));
+    }
+    expect(late.identity()).toEqual(early.identity());
+  });
+
   it('unthrottled: the next block exists as soon as the head is read, up to maxBlocks', async () => {
     const source = createReplaySource({ pace: 'unthrottled', maxBlocks: 5, transactionsPerSecond: 50 });
     sources.push(source);

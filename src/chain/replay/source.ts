@@ -79,12 +79,15 @@ export class ReplaySource implements ChainSource {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    this.produce(1);
-    if (this.options.pace === 'timed') {
-      this.pacedFrom = performance.now();
-      this.pacedBlocks = 1;
-      this.schedule();
-    }
+    if (this.options.pace !== 'timed') return this.produce(1);
+    // started after the configured start: the blocks due since then, at once
+    const interval = 1000 / this.options.blocksPerSecond;
+    const since = this.options.startAt === null ? 0 : Math.max(0, this.options.clock() - this.options.startAt);
+    const due = Math.floor(since / interval) + 1;
+    this.produce(due);
+    this.pacedFrom = performance.now() - since;
+    this.pacedBlocks = due;
+    this.schedule();
   }
 
   async stop(): Promise<void> {

@@ -20,7 +20,7 @@ beforeAll(async () => {
     env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet' },
     components: [],
   });
-  await service.follower.waitForSeqno(3);
+  await service.follower!.waitForSeqno(3);
 }, 60_000);
 
 afterAll(async () => {
