@@ -60,10 +60,11 @@ const readyz = async (service: TestService) => {
 };
 
 /** Delays each getBlockProof answer of `fake` by `ms` (0: back to normal), so a walk is seen under way. */
+const honestProofs = new WeakMap<object, (r: unknown) => unknown>();
 function slowProofs(fake: LiteserverNetwork['servers'][number]['fake'], ms: number): void {
-  const methods = fake.methods as Record<string, (r: unknown) => unknown> & { honestGetBlockProof?: (r: unknown) => unknown };
-  methods.honestGetBlockProof ??= methods.getBlockProof!;
-  const honest = methods.honestGetBlockProof;
+  const methods = fake.methods as Record<string, (r: unknown) => unknown>;
+  if (!honestProofs.has(fake)) honestProofs.set(fake, methods.getBlockProof!);
+  const honest = honestProofs.get(fake)!;
   methods.getBlockProof = ms === 0 ? honest : async (r) => (await new Promise((ok) => setTimeout(ok, ms)), honest(r));
 }
 
