@@ -35,6 +35,7 @@ import { checkChainSettings, createChainSource } from './chain.js';
 import type { ClusterView, Component, ComponentEntry, ServiceContext } from './component.js';
 import { Leadership, type LeadershipStatus } from './leadership.js';
 import { serviceMigrations } from './migrations.js';
+import { listenWhileStarting } from './starting.js';
 
 /** The follower may lag this many blocks before /readyz says not ready. */
 const READY_LAG_BLOCKS = 30;
@@ -102,6 +103,10 @@ export async function startService(config: Config, options: StartServiceOptions)
     });
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
     await trustMemory.open();
+    // The profile may wait for a believed head (a first secure start walks every key block since the init
+    // block): meanwhile the port answers /healthz and /readyz with the chain's progress.
+    const starting = await listenWhileStarting({ host: config.host, port: config.port, chain: () => chain.health?.() });
+    cleanup.push(() => starting.close());
     const profile = await chain.profile();
 
     const metrics = new Registry();
@@ -215,7 +220,8 @@ export async function startService(config: Config, options: StartServiceOptions)
       await delivery.stop().catch((err) => logger.error({ err }, 'delivery engine stop failed'));
     };
     app.addHook('preClose', stopComponents);
-    await app.listen({ port: config.port, host: config.host });
+    await starting.close();
+    await app.listen({ port: starting.port, host: config.host });
     cleanup.push(() => app.close());
     if (has('worker')) await delivery.start();
     for (const c of components) {

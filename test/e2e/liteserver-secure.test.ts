@@ -5,6 +5,7 @@
 // head before it believes it, remembers the newest key block in its store, and reports what it proved, refused
 // and saw lagging in /readyz, /metrics and the log. The builder's blocks are the ground truth of the events.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +67,15 @@ function slowProofs(fake: LiteserverNetwork['servers'][number]['fake'], ms: numb
   if (!honestProofs.has(fake)) honestProofs.set(fake, methods.getBlockProof!);
   const honest = honestProofs.get(fake)!;
   methods.getBlockProof = ms === 0 ? honest : async (r) => (await new Promise((ok) => setTimeout(ok, ms)), honest(r));
+}
+
+/** A port nobody listens on now (the service must be reachable on it before its start returns). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 const proofCalls = (network: LiteserverNetwork) => network.servers.reduce((n, s) => n + s.fake.calls.filter((c) => c === 'getBlockProof').length, 0);
@@ -194,6 +204,39 @@ describe('tonwatch serve with secure trust (the default) on a signed chain', () 
     network.advance();
     await service.follower!.waitForSeqno(signed.chain.masterchainSeqno, 30_000);
     expect((await readyz(service)).checks.chain).toMatchObject({ ok: true, trust: { level: 'secure', key_block: { seqno: remembered }, head: { seqno: signed.chain.masterchainSeqno } } });
+  }, 120_000);
+});
+
+describe('tonwatch serve with secure trust: the first start answers /readyz while it walks', () => {
+  const signed = signedChain(10, { label: 'e2e-first-walk' });
+  const on = onNetwork('tonwatch-ls-first-walk-', () => ({ servers: 2, signed, maxLinks: 2 }));
+
+  it('says how far the key-block walk has got (503) before the API is up, then serves the API on the same port', async () => {
+    for (const s of on.network.servers) slowProofs(s.fake, 200);
+    const port = await freePort();
+    const starting = on.start({ PORT: String(port) });
+    // An API call, then /readyz: when /readyz still shows the walk, the API call before it was made during the start too.
+    const seen: Array<{ status: number; body: any; api: { status: number; body: any } }> = [];
+    await until(async () => {
+      const api = await fetch(`http://127.0.0.1:${port}/v2/webhooks`).catch(() => null);
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
+      if (api && res) seen.push({ status: res.status, body: await res.json(), api: { status: api.status, body: await api.json() } });
+      return seen.some((r) => r.body.checks?.chain?.trust?.progress);
+    }, 30_000, 'the walk\'s progress on /readyz during the start');
+    const during = seen.find((r) => r.body.checks?.chain?.trust?.progress)!;
+    expect(during.status).toBe(503);
+    expect(during.body).toMatchObject({ ok: false, starting: true, checks: { chain: { ok: false, trust: { level: 'secure', head: null, progress: { from: signed.init.seqno } } } } });
+    // Everything but the probes waits for the start: 503 with what it waits for.
+    expect(during.api).toMatchObject({ status: 503, body: { error_code: 'starting' } });
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+    for (const s of on.network.servers) slowProofs(s.fake, 0);
+    await starting;
+    expect(on.service.port).toBe(port);
+    await on.service.follower!.waitForSeqno(signed.chain.masterchainSeqno, 30_000);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as any).checks.chain.trust).toMatchObject({ level: 'secure', progress: null, head: { seqno: signed.chain.masterchainSeqno } });
   }, 120_000);
 });
 
