@@ -35,6 +35,8 @@ describe('loadConfig', () => {
       adminKey: undefined,
       chain: 'devnet',
       network: 'mainnet',
+      trust: 'secure',
+      liteserverMaxLagBlocks: 30,
       blockIntervalMs: 1000,
       eventRetentionSeconds: 3600,
       bodyLimitBytes: 1024 * 1024,
@@ -64,6 +66,7 @@ describe('loadConfig', () => {
       TONWATCH_NETWORK: 'testnet',
       TONWATCH_LITESERVER_CONFIG: 'https://example.com/global.config.json',
       TONWATCH_TRUST: 'Fast',
+      TONWATCH_LITESERVER_MAX_LAG_BLOCKS: '12',
       TONWATCH_LITESERVER_RECORD: '/tmp/session.jsonl',
       TONWATCH_START_SEQNO: '43792209',
       TONWATCH_CORS_ORIGINS: 'https://a.example.com, http://localhost:5173',
@@ -75,7 +78,7 @@ describe('loadConfig', () => {
     expect(c.port).toBe(9001);
     expect(c.chain).toBe('liteserver');
     expect(c.network).toBe('testnet');
-    expect(c).toMatchObject({ liteserverConfig: 'https://example.com/global.config.json', trust: 'fast', liteserverRecord: '/tmp/session.jsonl', startSeqno: 43792209 });
+    expect(c).toMatchObject({ liteserverConfig: 'https://example.com/global.config.json', trust: 'fast', liteserverMaxLagBlocks: 12, liteserverRecord: '/tmp/session.jsonl', startSeqno: 43792209 });
     expect(c.corsOrigins).toEqual(['https://a.example.com', 'http://localhost:5173']);
     expect(c.trustProxy).toBe(true);
     expect(c.streamAnonLimit).toBe(0);
@@ -96,7 +99,7 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, 'PORT: must be an integer from 0 to 65535, got "70000"'],
     [{ PORT: '80.5' }, 'PORT: must be an integer from 0 to 65535'],
     [{ TONWATCH_CHAIN: 'mainnet' }, 'TONWATCH_CHAIN: must be one of devnet, replay, liteserver, got "mainnet"'],
-    [{ TONWATCH_TRUST: 'paranoid' }, 'TONWATCH_TRUST: must be one of fast, secure, got "paranoid"'],
+    [{ TONWATCH_TRUST: 'paranoid' }, 'TONWATCH_TRUST: must be one of secure, fast, got "paranoid"'],
     [{ TONWATCH_START_SEQNO: '0' }, 'TONWATCH_START_SEQNO: must be an integer ≥ 1, got "0"'],
     [{ TONWATCH_START_SEQNO: 'head' }, 'TONWATCH_START_SEQNO: must be an integer ≥ 1, got "head"'],
     [{ TONWATCH_BLOCK_INTERVAL_MS: '50' }, 'TONWATCH_BLOCK_INTERVAL_MS: must be an integer from 100 to 60000, got "50"'],

@@ -146,9 +146,16 @@ export const settings = {
   }),
   trust: oneOf({
     env: 'TONWATCH_TRUST',
-    values: ['fast', 'secure'] as const,
-    default: 'fast',
-    doc: 'Liteserver chain source: how a masterchain head is believed. `fast`: when two liteservers report the same block (everything below it is proven by hashes); `secure` (validator signatures from the trust anchor) is not in this build yet and is refused at start.',
+    values: ['secure', 'fast'] as const,
+    default: 'secure',
+    doc: "Liteserver chain source: how a masterchain head is believed (everything below it is proven by hashes either way). `secure`: once validator signatures prove it from the global config's `validator.init_block` key by key block, and it descends from the head believed before (stops any number of lying liteservers); `fast`: when two liteservers report the same block (stops one liar, not two that agree; warned at start).",
+  }),
+  liteserverMaxLagBlocks: int({
+    env: 'TONWATCH_LITESERVER_MAX_LAG_BLOCKS',
+    min: 1,
+    max: 1_000_000,
+    default: 30,
+    doc: 'Liteserver chain source, `secure` trust: masterchain blocks a liteserver\'s head may lag the best proven head before it is reported as withholding (log, /readyz, /metrics) and demoted.',
   }),
   liteserverRecord: optionalText({
     env: 'TONWATCH_LITESERVER_RECORD',

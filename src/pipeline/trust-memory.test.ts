@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BlockIdExt } from '../chain/liteserver/tl/lite-types.js';
 import { openStore, type Store } from '../store/db.js';
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
+import { migrate } from '../store/migrate.js';
+import { pipelineMigrations } from './migrations.js';
 import { StoreTrustMemory } from './trust-memory.js';
 
 const MC_SHARD = -(1n << 63n);
@@ -46,6 +48,24 @@ describe('StoreTrustMemory before migrations', () => {
     const bare = await openStore({ sqlitePath: ':memory:' });
     try {
       expect(await new StoreTrustMemory(bare).load()).toBeNull();
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('a pending memory holds the newest key block saved before migrations and writes it once opened', async () => {
+    const bare = await openStore({ sqlitePath: ':memory:' });
+    try {
+      const memory = new StoreTrustMemory(bare, { pending: true });
+      await memory.save(keyBlock(700));
+      await memory.save(keyBlock(900));
+      await memory.save(keyBlock(800)); // a late, older one does not replace it
+      await migrate(bare, [pipelineMigrations]);
+      expect(await memory.load()).toBeNull(); // nothing written before open()
+      await memory.open();
+      expect(await new StoreTrustMemory(bare).load()).toEqual(keyBlock(900));
+      await memory.save(keyBlock(1000)); // open: written at once
+      expect((await new StoreTrustMemory(bare).load())!.seqno).toBe(1000);
     } finally {
       await bare.close();
     }

@@ -1,6 +1,8 @@
 // What the liteserver trust level remembers across restarts (secure: the newest key block it proved),
 // kept in the store so a restart resumes its signature walk there instead of at the network's init
-// block. One row: the store holds one chain's history (chain-identity.ts).
+// block. One row: the store holds one chain's history (chain-identity.ts). The service starts its chain
+// source before it migrates the store (service.ts), so a memory made `pending` holds the newest key block
+// saved until `open()`, called once migrations have created the table.
 import type { Kysely } from 'kysely';
 import type { BlockIdExt } from '../chain/liteserver/tl/lite-types.js';
 import type { TrustMemory } from '../chain/liteserver/trust/head-trust.js';
@@ -19,14 +21,30 @@ interface TrustTables {
   };
 }
 
+export interface StoreTrustMemoryOptions {
+  now?: () => number;
+  /** The store is not migrated yet: saves are held (the newest) until `open()`. */
+  pending?: boolean;
+}
+
 export class StoreTrustMemory implements TrustMemory {
   private readonly db: Kysely<TrustTables>;
+  private readonly now: () => number;
+  private opened: boolean;
+  private held: BlockIdExt | null = null;
 
-  constructor(
-    store: Store,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(store: Store, options: StoreTrustMemoryOptions = {}) {
     this.db = tables<TrustTables>(store);
+    this.now = options.now ?? Date.now;
+    this.opened = !options.pending;
+  }
+
+  /** The table exists now (migrations ran): writes the key block saved meanwhile, and every later one at once. */
+  async open(): Promise<void> {
+    this.opened = true;
+    const held = this.held;
+    this.held = null;
+    if (held) await this.save(held);
   }
 
   async load(): Promise<BlockIdExt | null> {
@@ -49,6 +67,10 @@ export class StoreTrustMemory implements TrustMemory {
   }
 
   async save(keyBlock: BlockIdExt): Promise<void> {
+    if (!this.opened) {
+      if (!this.held || this.held.seqno >>> 0 < keyBlock.seqno >>> 0) this.held = keyBlock;
+      return;
+    }
     const row = {
       workchain: keyBlock.workchain,
       shard: BigInt.asIntN(64, keyBlock.shard).toString(),

@@ -4,16 +4,14 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
+import type { TrustMemory } from '../chain/liteserver/trust/head-trust.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
 import type { ChainChoice } from './chain-choice.js';
 
 export type { ChainChoice } from './chain-choice.js';
 
-/**
- * Trust levels this build can run. `secure` (validator signatures from the trust anchor, issue #20)
- * joins this list when it lands; until then it is refused at start.
- */
-export const AVAILABLE_TRUST_LEVELS: ReadonlyArray<Config['trust']> = ['fast'];
+/** Trust levels this build can run: `secure` (validator signatures from the init block, the default) and `fast`. */
+export const AVAILABLE_TRUST_LEVELS: ReadonlyArray<Config['trust']> = ['secure', 'fast'];
 
 /** Settings this build cannot run, refused before anything (the data directory, the store) is touched. */
 export function checkChainSettings(config: Pick<Config, 'chain' | 'trust' | 'startSeqno'>): void {
@@ -37,7 +35,12 @@ export function devnetDataDir(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'devnet');
 }
 
-export async function createChainSource(config: Config, logger: Logger): Promise<ChainChoice> {
+export interface ChainSourceOptions {
+  /** Where the liteserver source's `secure` trust remembers its newest key block (the service's store). */
+  trustMemory?: TrustMemory;
+}
+
+export async function createChainSource(config: Config, logger: Logger, options: ChainSourceOptions = {}): Promise<ChainChoice> {
   checkChainSettings(config);
   const overrides = { usdtMaster: config.usdtMaster, dnsRoot: config.indexerDnsRoot };
   switch (config.chain) {
@@ -59,7 +62,7 @@ export async function createChainSource(config: Config, logger: Logger): Promise
     }
     case 'liteserver': {
       const { createLiteserverChoice } = await import('./liteserver.js');
-      return createLiteserverChoice(config, logger.child({ component: 'liteserver' }));
+      return createLiteserverChoice(config, logger.child({ component: 'liteserver' }), { memory: options.trustMemory });
     }
   }
 }

@@ -52,7 +52,7 @@ describe('liteserver report', () => {
   it('is not ready once two servers proved different blocks, naming both and their hashes', async () => {
     const { pool, names } = await twoServers();
     const other = { ...mcBlock(100), rootHash: mcBlock(101).rootHash };
-    const alarm = { seqno: 100, blocks: [mcBlock(100), other] as [typeof other, typeof other], servers: names, at: new Date().toISOString() };
+    const alarm = { kind: 'seqno' as const, seqno: 100, blocks: [mcBlock(100), other] as [typeof other, typeof other], servers: names, at: new Date().toISOString() };
     const report = liteserverHealth({ trust: fastTrust({ alarm }), pool: pool.status(), lagBlocks: 0, lagSeconds: 1 });
     expect(report.ok).toBe(false);
     expect(report.problem).toContain(`trust alarm: servers ${names[0]} and ${names[1]} proved different blocks at seqno 100`);

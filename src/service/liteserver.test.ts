@@ -8,8 +8,10 @@ import { TRUST_ANCHORS } from '../chain/liteserver/config.js';
 import { unwrapMerkleProof } from '../chain/liteserver/trust/merkle.js';
 import { mcStateExtraOf, provenConfigParam, readShardState } from '../chain/liteserver/trust/state.js';
 import { ConfigError } from '../config.js';
+import type { TrustStatus } from '../chain/liteserver/trust/head-trust.js';
+import { mcBlock } from '../../test/support/liteserver.js';
 import { mainnetFixture } from '../../test/support/proofs.js';
-import { dnsRootOfParam4, loadLiteserverConfig, startWarnings } from './liteserver.js';
+import { dnsRootOfParam4, headBelieved, loadLiteserverConfig, startWarnings } from './liteserver.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -55,6 +57,30 @@ describe('start warnings', () => {
     ]);
     expect(startWarnings('fast', 3)).toHaveLength(1);
     expect(startWarnings('secure', 3)).toEqual([]);
+    // One server cannot forge a head under secure trust, but nothing tells its withholding apart.
+    expect(startWarnings('secure', 1)).toEqual([expect.stringMatching(/lists one server: it cannot forge a head, but when it withholds blocks/)]);
+  });
+});
+
+describe('waiting for the first believed head at start', () => {
+  const status = (over: Partial<TrustStatus>) => ({
+    trust: { level: 'secure' as const, head: null, keyBlock: null, progress: null, waiting: 'walking', alarm: null, ...over },
+    pool: { ready: true, servers: [] },
+  });
+
+  it('gives up after the wait without a head, but not while a key-block walk moves on', async () => {
+    expect(await headBelieved({ status: () => status({}) }, 300)).toBe(false);
+    // A walk that moves on at every look for four times the wait, then proves the head.
+    let at = 100;
+    const began = Date.now();
+    const walking = {
+      status: () => {
+        at += 1;
+        const done = Date.now() - began > 1200;
+        return status(done ? { head: mcBlock(at) } : { progress: { from: 100, at, to: 10_000 } });
+      },
+    };
+    expect(await headBelieved(walking, 300)).toBe(true);
   });
 });
 

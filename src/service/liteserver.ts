@@ -1,15 +1,16 @@
 // The liteserver chain source as the service runs it: the global config from TONWATCH_LITESERVER_CONFIG
-// or TONWATCH_NETWORK (errors name the setting), the trust level, the recording hook, the start
-// warnings, and the network profile completed from the chain itself (config param 4, the oldest
+// or TONWATCH_NETWORK (errors name the setting), the trust level (`secure` walks validator signatures from
+// the config's init block and remembers its newest key block in the store; `fast`), the recording hook,
+// the start warnings, and the network profile completed from the chain itself (config param 4, the oldest
 // block the servers keep, the USDT wallet code) once the source has started.
 import type { Cell } from '@ton/core';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
 import { loadGlobalConfig, LiteserverConfigError, type LoadedGlobalConfig } from '../chain/liteserver/config.js';
-import type { LiteserverChain, LiteserverChainOptions } from '../chain/liteserver/chain.js';
+import type { LiteserverChain, LiteserverChainOptions, LiteserverStatus } from '../chain/liteserver/chain.js';
 import { jsonlRecorder } from '../chain/liteserver/transport/recording.js';
-import type { TrustLevel } from '../chain/liteserver/trust/head-trust.js';
+import type { TrustLevel, TrustMemory } from '../chain/liteserver/trust/head-trust.js';
 import type { ChainChoice } from './chain-choice.js';
 import { liteserverHealth, registerLiteserverMetrics } from './liteserver-report.js';
 
@@ -30,26 +31,46 @@ export function startWarnings(trust: TrustLevel, servers: number): string[] {
     warnings.push('TONWATCH_TRUST=fast: a masterchain head is believed when two liteservers report the same block; everything below it is proven by hashes, but liteservers that agree on a forged head are not caught (secure trust checks validator signatures)');
   }
   if (servers === 1) {
-    warnings.push('the liteserver config lists one server: its head is believed without a second opinion, and the chain stops when it is down; list two or more (TONWATCH_LITESERVER_CONFIG)');
+    warnings.push(trust === 'fast'
+      ? 'the liteserver config lists one server: its head is believed without a second opinion, and the chain stops when it is down; list two or more (TONWATCH_LITESERVER_CONFIG)'
+      : 'the liteserver config lists one server: it cannot forge a head, but when it withholds blocks or is down the chain stops, with no other server to compare heads with; list two or more (TONWATCH_LITESERVER_CONFIG)');
   }
   return warnings;
 }
 
-export async function createLiteserverChoice(config: Config, logger: Logger): Promise<ChainChoice> {
+/** `secure` walks from a key block: a global config whose init block is the zero state cannot be followed with it. */
+export function checkTrustAnchor(config: Pick<Config, 'trust' | 'liteserverConfig'>, global: LoadedGlobalConfig): void {
+  if (config.trust !== 'secure' || global.anchor.initBlock.seqno !== 0) return;
+  const setting = config.liteserverConfig ? 'TONWATCH_LITESERVER_CONFIG' : 'TONWATCH_NETWORK';
+  throw new ConfigError([{
+    setting,
+    message: `${setting}: the global config ${global.origin} has no validator.init_block (its init block is the zero state), and TONWATCH_TRUST=secure walks validator signatures from a key block: `
+      + 'use a global config whose validator.init_block names a key block, or TONWATCH_TRUST=fast (two liteservers agreeing)',
+  }]);
+}
+
+export interface LiteserverChoiceOptions {
+  /** Where `secure` trust remembers its newest key block (the service's store); none: every start walks from the init block. */
+  memory?: TrustMemory;
+}
+
+export async function createLiteserverChoice(config: Config, logger: Logger, choice: LiteserverChoiceOptions = {}): Promise<ChainChoice> {
   const global = await loadLiteserverConfig(config);
+  checkTrustAnchor(config, global);
   logger.info({ origin: global.origin, fromCache: global.fromCache, servers: global.liteservers.length, network: global.network ?? 'other' }, 'liteserver config loaded');
   for (const warning of startWarnings(config.trust, global.liteservers.length)) logger.warn(warning);
   const recorder = config.liteserverRecord ? jsonlRecorder(config.liteserverRecord) : undefined;
   // Loaded on demand: it pulls in the TVM for local get-methods.
-  const { createLiteserverChain } = await import('../chain/liteserver/index.js');
+  const { createLiteserverChain, SecureTrust } = await import('../chain/liteserver/index.js');
   // A config of another network (a private one, a test's) follows as TONWATCH_NETWORK, with its constants.
   const network = global.network ?? config.network;
-  // `secure` (issue #20) builds its HeadTrust here, remembering its key block in StoreTrustMemory.
-  if (config.trust !== 'fast') throw new Error(`unreachable: TONWATCH_TRUST=${config.trust} is refused by checkChainSettings`);
+  const initBlock = global.anchor.initBlock;
   const options: LiteserverChainOptions = {
     config: global,
     network,
-    trust: config.trust,
+    trust: config.trust === 'fast'
+      ? 'fast'
+      : (pool, log) => new SecureTrust({ pool, initBlock, memory: choice.memory, maxLagBlocks: config.liteserverMaxLagBlocks, log }),
     startSeqno: config.startSeqno,
     record: recorder?.record,
     log: (level, msg, fields) => logger[level](fields ?? {}, msg),
@@ -75,15 +96,21 @@ export async function createLiteserverChoice(config: Config, logger: Logger): Pr
 const HEAD_WAIT_MS = 15_000;
 
 /**
- * Resolves true once a head is believed, false after `timeoutMs` or as soon as every server has failed
- * and none is up (a start with the network unreachable need not wait the whole time).
+ * Resolves true once a head is believed; false after `timeoutMs` without one, or as soon as every server has
+ * failed and none is up (a start with the network unreachable need not wait the whole time). A key-block walk
+ * that moves on (secure's first start, hundreds of key blocks) restarts the wait: progress is not a failure.
  */
-async function headBelieved(chain: Pick<LiteserverChain, 'status'>, timeoutMs: number): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
+export async function headBelieved(chain: { status(): Pick<LiteserverStatus, 'trust' | 'pool'> }, timeoutMs: number): Promise<boolean> {
+  let end = Date.now() + timeoutMs;
+  let walkedTo: number | null = null;
   for (;;) {
     const { trust, pool } = chain.status();
     if (trust.head) return true;
     if (trust.alarm || (pool.servers.length > 0 && pool.servers.every((s) => s.state !== 'up' && s.lastError !== undefined))) return false;
+    if (trust.progress && trust.progress.at !== walkedTo) {
+      walkedTo = trust.progress.at;
+      end = Date.now() + timeoutMs;
+    }
     if (Date.now() >= end) return false;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,13 +155,27 @@ describe('tonwatch serve as a process', () => {
     return { code, stderr };
   };
 
-  it('refuses TONWATCH_TRUST=secure (not in this build) and a start at block 1 on liteservers before it creates the data directory', async () => {
+  it('takes TONWATCH_TRUST=secure (the default) and refuses a start at block 1 on liteservers before it creates the data directory', async () => {
     const dataDir = path.join(tempDir(), 'not-yet');
     const { code, stderr } = await serveExit({ TONWATCH_CHAIN: 'liteserver', TONWATCH_TRUST: 'secure', TONWATCH_START_SEQNO: '1', TONWATCH_DATA_DIR: dataDir });
     expect(code).toBe(2);
-    expect(stderr).toContain('TONWATCH_TRUST: secure is not available in this build yet; use fast');
+    expect(stderr).not.toContain('TONWATCH_TRUST');
     expect(stderr).toContain('TONWATCH_START_SEQNO: must be 2 or more with TONWATCH_CHAIN=liteserver, got 1');
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('refuses secure trust on a global config without validator.init_block, naming it and TONWATCH_TRUST=fast', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'zero-state-only.json');
+    const zero = { workchain: -1, shard: -9223372036854775808, seqno: 0, root_hash: Buffer.alloc(32, 1).toString('base64'), file_hash: Buffer.alloc(32, 2).toString('base64') };
+    writeFileSync(file, JSON.stringify({
+      liteservers: [{ ip: 2130706433, port: 9, id: { '@type': 'pub.ed25519', key: Buffer.alloc(32, 3).toString('base64') } }],
+      validator: { zero_state: zero },
+    }));
+    const { code, stderr } = await serveExit({ TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: file, TONWATCH_DATA_DIR: path.join(dir, 'data') });
+    expect(code).toBe(2);
+    expect(stderr).toContain(`TONWATCH_LITESERVER_CONFIG: the global config ${file} has no validator.init_block`);
+    expect(stderr).toContain('TONWATCH_TRUST=fast');
   });
 
   it('names TONWATCH_LITESERVER_CONFIG when the liteserver config cannot be read', async () => {

@@ -1,9 +1,10 @@
 // Assembles the one flow: chain source → follower → event log → components, behind one HTTP
 // server. Start order: store, the claim on it (one process, or cluster members), chain (checked
-// against the store's), migrations (under a lock), admin key, event log, HTTP, then the work of each
-// role this process holds (TONWATCH_ROLES; this is the one place that decides it): worker, then the
-// follower's leadership, which runs the follower and the singletons while it leads. Stop is the
-// reverse, and finishes in-flight work before closing connections.
+// against the store's), migrations (under a lock; only then does the chain's trust memory write),
+// admin key, event log, HTTP, then the work of each role this process holds (TONWATCH_ROLES; this is
+// the one place that decides it): worker, then the follower's leadership, which runs the follower
+// and the singletons while it leads. Stop is the reverse, and finishes in-flight work before closing
+// connections.
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -23,6 +24,7 @@ import { DeliveryEngine, deliveryOptionsFromConfig, type DeliveryEngineOptions }
 import { buildApp, type App } from '../http/app.js';
 import { checkChainIdentity, recordChainIdentity } from '../pipeline/chain-identity.js';
 import { Follower } from '../pipeline/follower.js';
+import { StoreTrustMemory } from '../pipeline/trust-memory.js';
 import { FollowerMetrics } from '../pipeline/metrics.js';
 import { openStore, type Store } from '../store/db.js';
 import { withAdvisoryLock } from '../store/locks.js';
@@ -82,7 +84,10 @@ export async function startService(config: Config, options: StartServiceOptions)
     // Before anything is written: a store another process runs (SQLite, or not as a cluster) is refused.
     const claim = await claimStore(store, { cluster: config.cluster, now, onWarning: (message) => logger.warn(message) });
     cleanup.push(() => claim.release());
-    const chain = await createChainSource(config, logger);
+    // The source starts before migrations (its identity is checked first): the trust level's memory holds what
+    // it saves until the store is migrated and the memory opened below.
+    const trustMemory = new StoreTrustMemory(store, { pending: true });
+    const chain = await createChainSource(config, logger, { trustMemory });
     const source = chain.source;
     await source.start();
     cleanup.push(() => source.stop());
@@ -96,6 +101,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       return { applied, adminKey: await ensureAdminKey(store, config) };
     });
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
+    await trustMemory.open();
     const profile = await chain.profile();
 
     const metrics = new Registry();

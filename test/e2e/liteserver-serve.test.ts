@@ -2,7 +2,8 @@
 // TONWATCH_LITESERVER_CONFIG naming two fake liteservers over real ADNL TCP on loopback, serving a synthetic
 // chain the test advances. A transfer put into the chain streams over SSE, delivers its webhook to a
 // loopback receiver, pays an invoice, and the indexer's history of the tracked address equals the
-// builder's own transactions; /readyz and /metrics show the servers and the trust level.
+// builder's own transactions; /readyz and /metrics show the servers and the trust level. The synthetic chain
+// here is unsigned, so these run at TONWATCH_TRUST=fast; liteserver-secure.test.ts runs `secure`, the default.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,7 +47,7 @@ describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
       env: {
         TONWATCH_CHAIN: 'liteserver',
         TONWATCH_LITESERVER_CONFIG: network.configFile,
-        TONWATCH_NETWORK: 'testnet',
+        TONWATCH_NETWORK: 'testnet', TONWATCH_TRUST: 'fast',
         TONWATCH_WEBHOOK_ALLOW_LOOPBACK: 'true',
       },
     });
@@ -165,7 +166,7 @@ describe('tonwatch serve on liteservers that are all down at the first start', (
     await network.stop(1);
     const { logger, lines } = captureLogger('info');
     service = await startTestService({
-      env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet' },
+      env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet', TONWATCH_TRUST: 'fast' },
       components: [],
       logger,
     });
@@ -206,7 +207,7 @@ describe('tonwatch serve as a child process on liteservers', () => {
     network = await startLiteserverNetwork({ dir, servers: 2, blocks: 3 });
     const child = await spawnService({
       dataDir: path.join(dir, 'data'),
-      env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet' },
+      env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet', TONWATCH_TRUST: 'fast' },
     });
     try {
       await until(() => child.output().includes('tonwatch is running on the'), 30_000, 'the start banner');

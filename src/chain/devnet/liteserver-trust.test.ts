@@ -94,7 +94,7 @@ describe('the devnet liteserver and the trust checks', () => {
     const lines: string[] = [];
     try {
       await pool.waitReady(5000);
-      const trust = new SecureTrust({ pool, initBlock: keyBlocks[0]!, log: (l) => lines.push(l) });
+      const trust = new SecureTrust({ pool, initBlock: keyBlocks[0]!, log: (_level, l) => lines.push(l) });
       await trust.start();
       const target = head();
       const believed = await trust.offer(`${ls.address.host}:${ls.address.port}`, target);

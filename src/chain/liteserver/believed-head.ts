@@ -6,7 +6,7 @@ import type { ProvenReads } from './proven.js';
 import type { BlockIdExt } from './tl/lite-api.js';
 import type { LitePool } from './transport/pool.js';
 import type { TrustLog } from './trust/fast.js';
-import type { HeadTrust } from './trust/head-trust.js';
+import { describeAlarm, type HeadTrust } from './trust/head-trust.js';
 
 export class BelievedHead {
   private current: { id: BlockIdExt; header: BlockHeader } | null = null;
@@ -67,7 +67,7 @@ export class BelievedHead {
     } catch (err) {
       const alarm = this.trust.status().alarm;
       if (alarm) {
-        this.alarm = `trust alarm: servers ${alarm.servers.join(' and ')} proved different masterchain blocks at ${alarm.seqno}; nothing from this network is believed`;
+        this.alarm = `trust alarm: ${describeAlarm(alarm)}`;
         this.log?.('error', this.alarm, { alarm });
         this.wake();
       } else this.log?.('warn', `the trust level could not judge ${server}'s head: ${(err as Error).message}`);

@@ -4,7 +4,7 @@
 //   createLiteserverChain({
 //     config: GlobalConfig,                  // liteservers + trust anchor (loadGlobalConfig)
 //     network: 'mainnet' | 'testnet',        // networkOf(config.anchor) for the official configs
-//     trust: 'fast' | HeadTrust | ((pool, log) => HeadTrust),
+//     trust: 'fast' | HeadTrust | ((pool, log) => HeadTrust),   // e.g. (pool, log) => new SecureTrust({ pool, initBlock, memory, log })
 //     startSeqno?: number,                   // floor of getOldestAvailableSeqno (default 2)
 //     record?: QueryRecorder,                // every query and reply (jsonlRecorder)
 //     log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void,
@@ -20,8 +20,9 @@
 import { LiteserverChain, type LiteserverChainOptions } from './chain.js';
 
 export { LiteserverChain, type LiteserverChainOptions, type LiteserverStatus, type RealNetwork } from './chain.js';
-export { FastTrust, type TrustLog } from './trust/fast.js';
-export type { HeadTrust, TrustStatus, TrustLevel, TrustMemory, TrustAlarm } from './trust/head-trust.js';
+export { FastTrust } from './trust/fast.js';
+export { SecureTrust, TrustAlarmError, DEFAULT_MAX_LAG_BLOCKS, type SecureTrustOptions } from './trust/secure.js';
+export { describeAlarm, type HeadTrust, type TrustStatus, type TrustLevel, type TrustLog, type TrustMemory, type TrustAlarm, type ServerTrustReport } from './trust/head-trust.js';
 export type { PoolStatus, ServerStatus, LitePoolOptions } from './transport/pool.js';
 
 export function createLiteserverChain(options: LiteserverChainOptions): LiteserverChain {

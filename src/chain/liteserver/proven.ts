@@ -8,7 +8,7 @@ import { MAX_TRANSACTIONS_PER_CALL } from '../source.js';
 import type { BlockIdExt, LiteMethodName, RequestOf, ResponseOf } from './tl/lite-api.js';
 import { LitePoolUnavailableError, type LitePool, type PoolQueryOptions } from './transport/pool.js';
 import { checkAccountState, type ProvenAccountState } from './trust/account.js';
-import { checkBackwardLink } from './trust/backward-link.js';
+import { checkBackwardProof } from './trust/backward-link.js';
 import { describeBlock, shardIdHex } from './trust/block-ref.js';
 import { checkBlockHeaderProof } from './trust/blocks.js';
 import { checkConfigAll } from './trust/config-all.js';
@@ -90,11 +90,9 @@ export class ProvenReads {
         return r.id;
       });
       return await this.query('getBlockProof', { mode: 1, knownBlock: head, targetBlock: claimed }, { minSeqno: head.seqno }, (r) => {
-        const step = r.steps.length === 1 ? r.steps[0]! : undefined;
-        if (!step || step.kind !== 'back') throw new ProofError('mc.backward_link', 'malformed', `expected one backward link from ${head.seqno} to ${n}, got ${r.steps.length} step(s)`);
-        if (!sameBlock(step.from, head)) throw new ProofError('mc.backward_link.from', 'mismatch', `the link starts at ${describeBlock(step.from)}, not the believed head`);
-        if (!sameBlock(step.to, claimed)) throw new ProofError('mc.backward_link.to', 'mismatch', `the link ends at ${describeBlock(step.to)}, not the block asked for`);
-        return checkBackwardLink(step);
+        const held = checkBackwardProof(r, head, 'mc.backward_link');
+        if (!sameBlock(held, claimed)) throw new ProofError('mc.backward_link.to', 'mismatch', `the link ends at ${describeBlock(held)}, not the block asked for`);
+        return held;
       });
     } catch (err) {
       if (err instanceof LitePoolUnavailableError) throw new Error(`masterchain block ${n} is not available from any liteserver (pruned, or not reached yet): ${err.message}`);

@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startLiteserverNetwork, type LiteserverNetwork } from '../../../test/support/liteserver-network.js';
 import { startTestService, type TestService } from '../../../test/support/service.js';
 import { runCli } from '../../../test/support/cli.js';
@@ -17,7 +17,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'tonwatch-chain-cli-'));
   network = await startLiteserverNetwork({ dir, servers: 2, blocks: 3 });
   service = await startTestService({
-    env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet' },
+    env: { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: network.configFile, TONWATCH_NETWORK: 'testnet', TONWATCH_TRUST: 'fast' },
     components: [],
   });
   await service.follower!.waitForSeqno(3);
@@ -27,6 +27,11 @@ afterAll(async () => {
   await service?.close();
   await network?.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  // The synthetic chain here is unsigned: `fast` trust (the secure level's report is tested in liteserver-secure.test.ts).
+  vi.stubEnv('TONWATCH_TRUST', 'fast');
 });
 
 afterEach(() => {

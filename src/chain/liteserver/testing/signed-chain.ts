@@ -3,7 +3,7 @@
 // carry that set's session (cc_seqno) and hash, and each block's signers are known, so the fake liteserver
 // can serve `getBlockProof` links signed the way the node would sign them (ordinary or simplex sessions).
 import type { BuiltBlock } from '../../blocks/build.js';
-import { SyntheticChain } from '../../blocks/synthetic.js';
+import { SyntheticChain, type MasterchainStep, type NextMasterchainOptions, type SyntheticChainOptions } from '../../blocks/synthetic.js';
 import type { BlockIdExt } from '../tl/lite-types.js';
 import { tlBlockId } from './synthetic-server.js';
 import {
@@ -43,11 +43,15 @@ export interface SignedChainOptions {
   format?: (index: number) => SignatureFormat;
   /** Masterchain blocks made before the init key block (default 2). */
   before?: number;
+  /** The synthetic chain's own options (e.g. `startUtime`: two forks must share them). */
+  chain?: SyntheticChainOptions;
 }
 
 export class SignedChain {
-  readonly chain = new SyntheticChain();
+  readonly chain: SyntheticChain;
   readonly sessions: SigningSession[] = [];
+  /** Every masterchain step made, seqno 1 first (blocks with their shard blocks: the ground truth of transactions). */
+  readonly steps: MasterchainStep[] = [];
   /** The key block a client trusts by its hashes (a network's `init_block`). */
   readonly init: BlockIdExt;
   private readonly sessionBySeqno: number[] = [];
@@ -57,11 +61,12 @@ export class SignedChain {
   private readonly format: (index: number) => SignatureFormat;
 
   constructor(options: SignedChainOptions = {}) {
+    this.chain = new SyntheticChain(options.chain);
     this.total = options.total ?? 16;
     this.main = options.main ?? 12;
     this.label = options.label ?? 'signed-chain';
     this.format = options.format ?? ((i) => (i % 2 ? 'simplex' : 'ordinary'));
-    for (let i = 0; i < (options.before ?? 2); i++) this.chain.nextMasterchainBlock();
+    for (let i = 0; i < (options.before ?? 2); i++) this.next();
     // The init block is trusted by its hashes: who signed it does not matter.
     this.init = tlBlockId(this.rotate().masterchain);
   }
@@ -73,9 +78,14 @@ export class SignedChain {
       for (let t = 0; t < transfers; t++) {
         this.chain.transfer({ from: this.chain.addressIn('8000000000000000', 9_999), to: this.chain.addressIn('8000000000000000', t), amount: 1_000n + BigInt(t) });
       }
-      made.push(this.record(this.chain.nextMasterchainBlock().masterchain));
+      made.push(this.step().masterchain);
     }
     return made;
+  }
+
+  /** One plain masterchain block signed by the current session, with whatever the chain has queued. */
+  step(): MasterchainStep {
+    return this.next();
   }
 
   /**
@@ -103,9 +113,11 @@ export class SignedChain {
     return this.id(this.chain.masterchainSeqno);
   }
 
-  private record(b: BuiltBlock): BuiltBlock {
-    if (this.sessions.length > 0) this.sessionBySeqno[b.id.seqno] = this.sessions.length - 1;
-    return b;
+  private next(options?: NextMasterchainOptions): MasterchainStep {
+    const step = this.chain.nextMasterchainBlock(options);
+    this.steps.push(step);
+    if (this.sessions.length > 0) this.sessionBySeqno[step.masterchain.id.seqno] = this.sessions.length - 1;
+    return step;
   }
 
   private rotate(keepSet = false) {
@@ -118,8 +130,7 @@ export class SignedChain {
       [28, catchainConfigCell({ shuffleMcValidators: true })],
       [30, simplexConsensusConfigCell()],
     ]));
-    const step = this.chain.nextMasterchainBlock({ keyBlock: true, config });
-    this.record(step.masterchain);
+    const step = this.next({ keyBlock: true, config });
     if (kept) return step;
     const ccSeqno = index + 1;
     const { signers, setHash } = masterchainSigners(validators, ccSeqno, { main: this.main });

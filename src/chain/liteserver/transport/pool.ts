@@ -36,13 +36,19 @@ export type PoolEvent =
   | { type: 'disconnected'; server: string; reason: string; retryInMs: number }
   | { type: 'head'; server: string; seqno: number }
   | { type: 'failure'; server: string; method: LiteMethodName; reason: string }
-  | { type: 'demoted'; server: string; reason: string };
+  | { type: 'demoted'; server: string; reason: string; cause: DemotionCause };
+
+/** Why a server was demoted: a reply whose proof failed, or a head that lags the best proven head (withholding). */
+export type DemotionCause = 'disproven' | 'lagging';
 
 export interface ServerCounters {
   queries: number;
   failures: number;
   timeouts: number;
+  /** Replies whose proof check failed. */
   disproven: number;
+  /** Demotions for a head lagging the best proven head (kept apart: a lagging server proved nothing false). */
+  lagging: number;
   reconnects: number;
 }
 
@@ -99,7 +105,7 @@ class Member {
   demotedUntil = 0;
   lastError?: string;
   nextDelayMs: number;
-  readonly counters: ServerCounters = { queries: 0, failures: 0, timeouts: 0, disproven: 0, reconnects: 0 };
+  readonly counters: ServerCounters = { queries: 0, failures: 0, timeouts: 0, disproven: 0, lagging: 0, reconnects: 0 };
 
   constructor(readonly config: PoolServer, minDelayMs: number) {
     this.name = `${config.host}:${config.port}`;
@@ -161,16 +167,17 @@ export class LitePool implements LiteTransport {
   }
 
   /**
-   * Marks a server's reply as disproven (the proof layer calls this): it is counted, logged through
-   * onEvent, and the server is asked only when no other can answer, for `demoteForMs`.
+   * Demotes a server (the proof and trust layers call this): a disproven reply (the default) or a lagging head
+   * is counted under its cause, logged through onEvent, and the server is asked only when no other can
+   * answer, for `demoteForMs`.
    */
-  demote(server: string, reason: string): void {
+  demote(server: string, reason: string, cause: DemotionCause = 'disproven'): void {
     const m = this.members.find((x) => x.name === server);
     if (!m) return;
-    m.counters.disproven++;
+    m.counters[cause]++;
     m.demotedUntil = Date.now() + (this.options.demoteForMs ?? 5 * 60_000);
-    m.lastError = `disproven: ${reason}`;
-    this.emit({ type: 'demoted', server, reason });
+    m.lastError = `${cause}: ${reason}`;
+    this.emit({ type: 'demoted', server, reason, cause });
   }
 
   async query<M extends LiteMethodName>(method: M, request: RequestOf<M>, options: PoolQueryOptions = {}): Promise<ResponseOf<M>> {

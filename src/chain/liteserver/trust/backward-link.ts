@@ -4,7 +4,7 @@
 // uses it to reach the key block whose config signs the next forward link.
 import type { Cell } from '@ton/core';
 import type { BlockIdExt, BlockLink } from '../tl/lite-types.js';
-import { shardIdHex } from './block-ref.js';
+import { describeBlockId, sameBlockId, shardIdHex } from './block-ref.js';
 import { ProofError, proofRead } from './errors.js';
 import { hashHex, lookupHashmapE, proofRoots, provenReader, provenValue, unwrapMerkleProof } from './merkle.js';
 import { readSignedHeader } from './signed-header.js';
@@ -63,3 +63,16 @@ export function checkBackwardLink(link: BackwardLink): BlockIdExt {
   }
   return to;
 }
+
+/**
+ * A getBlockProof reply from a trusted masterchain block `from` to an older one: exactly one backward link,
+ * from `from`, checked by checkBackwardLink. Returns the block `from`'s history holds at the link's end.
+ * ProofError names (`<check>.steps`, `<check>.from`) say which part broke.
+ */
+export function checkBackwardProof(reply: { from: BlockIdExt; steps: BlockLink[] }, from: BlockIdExt, check: string): BlockIdExt {
+  const step = reply.steps.length === 1 ? reply.steps[0]! : undefined;
+  if (!step || step.kind !== 'back') throw new ProofError(`${check}.steps`, 'malformed', `expected one backward link from ${from.seqno}, got ${reply.steps.map((s) => s.kind).join(', ') || 'no link'}`);
+  if (!sameBlockId(reply.from, from) || !sameBlockId(step.from, from)) throw new ProofError(`${check}.from`, 'mismatch', `the link starts at ${describeBlockId(step.from)}, not at the trusted ${describeBlockId(from)}`);
+  return checkBackwardLink(step);
+}
+

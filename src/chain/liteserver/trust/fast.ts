@@ -8,7 +8,7 @@ import type { BlockIdExt } from '../tl/lite-api.js';
 import { checkBlockHeaderProof } from './blocks.js';
 import { ProofError } from './errors.js';
 import { hashHex } from './merkle.js';
-import type { HeadTrust, TrustStatus } from './head-trust.js';
+import type { HeadTrust, TrustLog, TrustStatus } from './head-trust.js';
 
 const MC_SHARD = -(1n << 63n);
 /** Seqnos of reports kept below the believed head (servers lag each other by a few blocks). */
@@ -16,7 +16,7 @@ const KEEP_BELOW_HEAD = 64;
 /** Seqnos of reports kept at most. */
 const MAX_SEQNOS_KEPT = 256;
 
-export type TrustLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
+export type { TrustLog } from './head-trust.js';
 
 export interface FastTrustOptions {
   pool: Pick<LitePool, 'queryWithServer' | 'status' | 'demote'>;

@@ -7,12 +7,49 @@ import type { BlockIdExt } from '../tl/lite-types.js';
 
 export type TrustLevel = 'fast' | 'secure';
 
-/** Two servers proved different blocks at one seqno: nothing from this network is believed any more. */
+/** How a level logs (the service passes its logger). */
+export type TrustLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
+
+/**
+ * Proof that the validators signed two chains: nothing from this network is believed any more.
+ * `seqno`: two servers each proved a different block at one seqno (`blocks` at `seqno`). `fork`: a new head
+ * was proven whose own history holds `ancestor`, not the believed head `blocks[0]`, at `seqno` (the believed
+ * head's); `blocks[1]` is the new head, whatever its seqno.
+ */
 export interface TrustAlarm {
+  kind: 'seqno' | 'fork';
   seqno: number;
+  /** The block believed (or proven) first, then the one that contradicts it. */
   blocks: [BlockIdExt, BlockIdExt];
+  /** The servers that proved each. */
   servers: [string, string];
+  /** fork: the block the new head's history holds at `seqno`. */
+  ancestor?: BlockIdExt;
   at: string;
+}
+
+/** The alarm in one sentence naming both blocks (full root hashes) and both servers. */
+export function describeAlarm(alarm: TrustAlarm): string {
+  const [a, b] = alarm.blocks;
+  const id = (x: BlockIdExt) => `(${x.workchain},${BigInt.asUintN(64, x.shard).toString(16)},${x.seqno}) root ${x.rootHash.toString('hex')}`;
+  if (alarm.kind === 'fork') {
+    return `liteserver ${alarm.servers[1]} proved masterchain block ${id(b)}, which does not descend from the believed head ${id(a)} (proven by ${alarm.servers[0]})`
+      + `${alarm.ancestor ? `: its history holds ${id(alarm.ancestor)} at seqno ${alarm.seqno}` : ''}; the validators signed two chains, nothing from this network is believed any more`;
+  }
+  return `liteservers ${alarm.servers[0]} and ${alarm.servers[1]} proved different masterchain blocks at seqno ${alarm.seqno}: ${id(a)} and ${id(b)}; `
+    + 'the validators signed two chains, nothing from this network is believed any more';
+}
+
+/** What a level knows of one server, for `/readyz`, `/metrics` and `tonwatch chain info` (secure). */
+export interface ServerTrustReport {
+  server: string;
+  /** The newest head this server proved. */
+  provenSeqno: number | null;
+  /** Proofs of this server that failed. */
+  failedProofs: number;
+  lastFailure: string | null;
+  /** Blocks behind the best proven head while lagging beyond the limit, else null. */
+  laggingBy: number | null;
 }
 
 export interface TrustStatus {
@@ -27,6 +64,10 @@ export interface TrustStatus {
   waiting: string | null;
   /** Set for good once raised: the source stops publishing and `/readyz` fails with both block ids. */
   alarm: TrustAlarm | null;
+  /** Per-server proofs, failures and lag (secure; fast leaves it out). */
+  servers?: ServerTrustReport[];
+  /** The withholding limit: blocks a server's head may lag the best proven head (secure). */
+  maxLagBlocks?: number;
 }
 
 /** What a level remembers across restarts (secure: the newest trusted key block), kept by the service's store. */

@@ -57,7 +57,7 @@ function memory(): TrustMemory & { saved: BlockIdExt[] } {
 
 async function secure(pool: LitePool, signed: SignedChain, extra: Partial<SecureTrustOptions> = {}) {
   const lines: string[] = [];
-  const trust = new SecureTrust({ pool, initBlock: signed.init, log: (l) => lines.push(l), ...extra });
+  const trust = new SecureTrust({ pool, initBlock: signed.init, log: (_level, l) => lines.push(l), ...extra });
   await trust.start();
   return { trust, lines };
 }
@@ -114,8 +114,9 @@ describe('following a chain of 52 key blocks from its init block', () => {
     expect(mem.saved.at(-1)!.seqno).toBe(lastKey);
     expect(honest.proofCalls()).toBeGreaterThanOrEqual(4); // 53 links, at most 16 per reply
     expect(lines.some((l) => /key-block walk at \d+ of \d+/.test(l))).toBe(true);
-    // While the walk was under way (saved after each reply), status said how far it had got.
-    expect(progress.length).toBe(honest.proofCalls());
+    // While the walk was under way (saved after each reply), status said how far it had got. One more
+    // getBlockProof is the backward link that shows the head descends from the head believed before (the init block).
+    expect(progress.length).toBe(honest.proofCalls() - 1);
     expect(progress[0]).toEqual({ from: signed.init.seqno, at: mem.saved[0]!.seqno, to: signed.head.seqno });
     expect(progress.at(-1)).toBeNull();
 
@@ -126,7 +127,7 @@ describe('following a chain of 52 key blocks from its init block', () => {
     const before = honest.proofCalls();
     for (let i = 0; i < 100 && pool.status().servers[0]!.head!.seqno < signed.head.seqno; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sameBlockId((await offerHeads(trust, pool))!, signed.head)).toBe(true);
-    expect(honest.proofCalls() - before).toBe(1);
+    expect(honest.proofCalls() - before).toBe(2); // the forward links, and the backward link to the previous head
     expect(trust.status().keyBlock!.seqno).toBe(signed.chain.masterchainSeqno - 3);
 
     // A restart with the same memory starts from the remembered key block: one reply, no second walk.
@@ -208,6 +209,7 @@ describe('disagreement and withholding between servers', () => {
     const err = await trust.offer(b.name, fork.head).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(TrustAlarmError);
     const alarm = trust.status().alarm!;
+    expect(alarm.kind).toBe('seqno');
     expect(alarm.seqno).toBe(main.head.seqno);
     expect(sameBlockId(alarm.blocks[0], main.head) && sameBlockId(alarm.blocks[1], fork.head)).toBe(true);
     expect(alarm.servers).toEqual([a.name, b.name]);
@@ -215,6 +217,69 @@ describe('disagreement and withholding between servers', () => {
     expect(lines.some((l) => l.includes('ALARM'))).toBe(true);
     // Raised for good: not even the first server's head is believed any more.
     await expect(trust.offer(a.name, main.head)).rejects.toBeInstanceOf(TrustAlarmError);
+  });
+
+  it('a proven head that does not descend from the believed head raises the alarm, whatever its seqno', async () => {
+    // The same validators sign both chains from block `split` on: each head verifies by signatures alone.
+    const main = chainOf(4, { label: 'fork-ahead' });
+    const fork = chainOf(4, { label: 'fork-ahead', tail: 0 });
+    fork.blocks(3, 1);
+    const split = main.chain.masterchainSeqno - 1;
+    expect(sameBlockId(fork.id(split - 1), main.id(split - 1))).toBe(true);
+    expect(sameBlockId(fork.id(split), main.id(split))).toBe(false);
+    expect(fork.head.seqno).toBe(main.head.seqno + 1);
+    const a = await serve(main);
+    const b = await serve(fork);
+    const pool = await poolOf(a, b);
+    const { trust, lines } = await secure(pool, main);
+
+    expect(sameBlockId((await trust.offer(a.name, main.head))!, main.head)).toBe(true);
+    const err = await trust.offer(b.name, fork.head).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(TrustAlarmError);
+    const alarm = trust.status().alarm!;
+    expect(alarm.kind).toBe('fork');
+    expect(alarm.seqno).toBe(main.head.seqno);
+    expect(sameBlockId(alarm.blocks[0], main.head) && sameBlockId(alarm.blocks[1], fork.head)).toBe(true);
+    expect(sameBlockId(alarm.ancestor!, fork.id(main.head.seqno))).toBe(true); // what the fork's head holds at the believed seqno
+    expect(alarm.servers).toEqual([a.name, b.name]);
+    expect((err as Error).message).toContain(main.head.rootHash.toString('hex'));
+    expect((err as Error).message).toContain(fork.head.rootHash.toString('hex'));
+    expect((err as Error).message).toContain('does not descend from the believed head');
+    expect(trust.status().head && sameBlockId(trust.status().head!, main.head)).toBe(true); // the fork's head was never believed
+    expect(lines.some((l) => l.includes('ALARM'))).toBe(true);
+    await expect(trust.offer(a.name, main.head)).rejects.toBeInstanceOf(TrustAlarmError);
+  });
+
+  it('a proven head below the believed one that is not in its history raises the alarm', async () => {
+    const main = chainOf(4, { label: 'fork-behind' });
+    const fork = chainOf(4, { label: 'fork-behind', tail: 0 });
+    fork.blocks(1, 1);
+    expect(fork.head.seqno).toBe(main.head.seqno - 1);
+    const a = await serve(main);
+    const b = await serve(fork);
+    const pool = await poolOf(a, b);
+    const { trust } = await secure(pool, main);
+
+    expect(sameBlockId((await trust.offer(a.name, main.head))!, main.head)).toBe(true);
+    await expect(trust.offer(b.name, fork.head)).rejects.toBeInstanceOf(TrustAlarmError);
+    const alarm = trust.status().alarm!;
+    expect(alarm).toMatchObject({ kind: 'seqno', seqno: fork.head.seqno, servers: [a.name, b.name] });
+    expect(sameBlockId(alarm.blocks[0], main.id(fork.head.seqno)) && sameBlockId(alarm.blocks[1], fork.head)).toBe(true);
+  });
+
+  it('a head of the same chain below the believed one is checked against its history and raises nothing', async () => {
+    const signed = chainOf(3, { label: 'behind-honest' });
+    const ahead = await serve(signed);
+    const behind = await serve(signed, { head: signed.head.seqno - 1 });
+    const pool = await poolOf(ahead, behind);
+    const { trust } = await secure(pool, signed);
+    expect(sameBlockId((await trust.offer(ahead.name, signed.head))!, signed.head)).toBe(true);
+    const calls = ahead.proofCalls() + behind.proofCalls();
+    expect(sameBlockId((await trust.offer(behind.name, signed.id(signed.head.seqno - 1)))!, signed.head)).toBe(true);
+    expect(ahead.proofCalls() + behind.proofCalls() - calls).toBe(1); // one backward link from the believed head
+    expect(trust.status()).toMatchObject({ alarm: null, waiting: null });
+    expect(await trust.offer(behind.name, signed.id(signed.head.seqno - 1))).toBeTruthy();
+    expect(ahead.proofCalls() + behind.proofCalls() - calls).toBe(1); // known now
   });
 
   it('a server that withholds its head is reported and demoted while the follower continues from the other', async () => {
@@ -228,7 +293,9 @@ describe('disagreement and withholding between servers', () => {
     expect(sameBlockId((await offerHeads(trust, pool))!, signed.head)).toBe(true);
     const report = trust.report().find((r) => r.server === withholding.name)!;
     expect(report.laggingBy).toBe(12);
-    expect(pool.status().servers.find((s) => s.server === withholding.name)!.demoted).toBe(true);
+    // Demoted and counted as lagging, not as a disproven reply: it proved nothing false.
+    expect(pool.status().servers.find((s) => s.server === withholding.name)).toMatchObject({ demoted: true, lagging: 1, disproven: 0 });
+    expect(trust.status().servers!.find((r) => r.server === withholding.name)).toMatchObject({ laggingBy: 12, failedProofs: 0 });
     expect(pool.status().servers.find((s) => s.server === honest.name)!.demoted).toBe(false);
     expect(lines.filter((l) => l.includes('lags the best proven head'))).toHaveLength(1);
 
