@@ -33,17 +33,18 @@ interface Mode {
   name: string;
   /** The lie, given the devnet's head when the liar starts. */
   lie: (head: number) => LyingModes;
-  /** What the demotion reason says. */
+  /** What the demotion reason says, and under which cause the pool counts it. */
   reason: RegExp;
+  cause: 'disproven' | 'lagging';
   /** The honest server stays "not ready" until the liar is caught (else until the follower reached the liar's head). */
   gateOnDemotion: boolean;
 }
 
 const modes: Mode[] = [
-  { name: 'a forged block', lie: () => ({ forgeBlock: () => true }), reason: /^proof check mc\.file_hash failed/, gateOnDemotion: true },
-  { name: 'tampered proofs', lie: () => ({ tamperProof: () => true }), reason: /failed: proof check link\.dest\.root_hash failed/, gateOnDemotion: true },
-  { name: 'bad validator signatures', lie: () => ({ badSignatures: () => true }), reason: /failed: proof check signatures\.signature failed/, gateOnDemotion: true },
-  { name: 'a withheld head', lie: (head) => ({ withholdAbove: head }), reason: /^head \d+ lags the best proven head \d+ by \d+ blocks \(more than 3\): withholding or stuck$/, gateOnDemotion: false },
+  { name: 'a forged block', lie: () => ({ forgeBlock: () => true }), reason: /^proof check mc\.file_hash failed/, cause: 'disproven', gateOnDemotion: true },
+  { name: 'tampered proofs', lie: () => ({ tamperProof: () => true }), reason: /failed: proof check link\.dest\.root_hash failed/, cause: 'disproven', gateOnDemotion: true },
+  { name: 'bad validator signatures', lie: () => ({ badSignatures: () => true }), reason: /failed: proof check signatures\.signature failed/, cause: 'disproven', gateOnDemotion: true },
+  { name: 'a withheld head', lie: (head) => ({ withholdAbove: head }), reason: /^head \d+ lags the best proven head \d+ by \d+ blocks \(more than 3\): withholding or stuck$/, cause: 'lagging', gateOnDemotion: false },
 ];
 
 let devnet: TestDevnet;
@@ -94,7 +95,7 @@ describe.each(modes)('the liteserver source on the live devnet, a liar serving $
     // The printed config's anchor (init block 1), the liar listed first.
     const { anchor } = parseGlobalConfig(JSON.parse(honest.globalConfig()), 'global-config');
     expect(anchor.initBlock.seqno).toBe(1);
-    const demotions: Array<{ server: string; reason: string }> = [];
+    const demotions: Array<{ server: string; reason: string; cause: string }> = [];
     const source: LiteserverChain = createLiteserverChain({
       config: { liteservers: [{ ...liarServer.address, publicKey: liarServer.publicKey }, { ...honest.address, publicKey: honest.publicKey }], anchor },
       network: 'testnet',
@@ -104,7 +105,7 @@ describe.each(modes)('the liteserver source on the live devnet, a liar serving $
         backoff: { minMs: 50, maxMs: 200 },
         onEvent: (e: PoolEvent) => {
           if (e.type !== 'demoted') return;
-          demotions.push({ server: e.server, reason: e.reason });
+          demotions.push({ server: e.server, reason: e.reason, cause: e.cause });
           if (mode.gateOnDemotion && e.server === liarName) gate.open();
         },
       },
@@ -142,12 +143,13 @@ describe.each(modes)('the liteserver source on the live devnet, a liar serving $
     const caught = demotions.filter((d) => d.server === liarName);
     expect(caught.length, JSON.stringify(demotions)).toBeGreaterThan(0);
     expect(caught[0]!.reason).toMatch(mode.reason);
+    expect(caught.every((d) => d.cause === mode.cause)).toBe(true);
     expect(demotions.filter((d) => d.server === honestName)).toEqual([]);
     const status = source.status();
     const liarStatus = status.pool.servers.find((s) => s.server === liarName)!;
-    expect(liarStatus).toMatchObject({ demoted: true, disproven: caught.length });
-    expect(liarStatus.lastError).toMatch(/^disproven: /);
-    expect(status.disproven).toEqual({ [liarName]: caught.length, [honestName]: 0 });
+    expect(liarStatus).toMatchObject({ demoted: true, [mode.cause]: caught.length });
+    expect(liarStatus.lastError?.startsWith(`${mode.cause}: `)).toBe(true);
+    expect(status.disproven).toEqual({ [liarName]: mode.cause === 'disproven' ? caught.length : 0, [honestName]: 0 });
     expect(status.trust).toMatchObject({ level: 'secure', alarm: null, head: { seqno: end } });
     expect(status.waiting).toBeNull();
     expect(follower.status()).toMatchObject({ lastSeqno: end, error: null });
