@@ -174,7 +174,7 @@ describe('BlockWalker over loopback ADNL', () => {
     const walker = new BlockWalker(pool, { server: liar.name });
     const start = await walker.trusted(s.steps[4]!.masterchain.id);
     expect(start.tops.length).toBeGreaterThan(0);
-    expect(events.filter((e) => e.type === 'demoted')).toEqual([{ type: 'demoted', server: liar.name, reason: expect.stringMatching(/mc\.file_hash/) }]);
+    expect(events.filter((e) => e.type === 'demoted')).toEqual([{ type: 'demoted', server: liar.name, reason: expect.stringMatching(/mc\.file_hash/), cause: 'disproven' }]);
     expect(liar.fake.calls).toContain('getBlock');
     const next = (await walker.getFinalizedBlock(6, start))!;
     expect(next.server).toBe(honest.name);
