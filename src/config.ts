@@ -148,7 +148,7 @@ export const settings = {
     env: 'TONWATCH_TRUST',
     values: ['secure', 'fast'] as const,
     default: 'secure',
-    doc: "Liteserver chain source: how a masterchain head is believed (everything below it is proven by hashes either way). `secure`: once validator signatures prove it from the global config's `validator.init_block` key by key block, and it descends from the head believed before (stops any number of lying liteservers); `fast`: when two liteservers report the same block (stops one liar, not two that agree; warned at start).",
+    doc: "Liteserver chain source: how a masterchain head is believed (everything below it is proven by hashes either way). `secure`: once validator signatures prove it, key block by key block, from the global config's `validator.init_block`, and it descends from the head believed before (stops any number of lying liteservers; the newest key block proven is kept in the store); `fast`: when two liteservers report the same block (stops one liar, not two that agree; warned at start).",
   }),
   liteserverMaxLagBlocks: int({
     env: 'TONWATCH_LITESERVER_MAX_LAG_BLOCKS',

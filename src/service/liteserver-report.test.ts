@@ -55,8 +55,50 @@ describe('liteserver report', () => {
     const alarm = { kind: 'seqno' as const, seqno: 100, blocks: [mcBlock(100), other] as [typeof other, typeof other], servers: names, at: new Date().toISOString() };
     const report = liteserverHealth({ trust: fastTrust({ alarm }), pool: pool.status(), lagBlocks: 0, lagSeconds: 1 });
     expect(report.ok).toBe(false);
-    expect(report.problem).toContain(`trust alarm: servers ${names[0]} and ${names[1]} proved different blocks at seqno 100`);
+    expect(report.problem).toContain(`trust alarm: liteservers ${names[0]} and ${names[1]} proved different masterchain blocks at seqno 100`);
     expect(report.problem).toContain(mcBlock(100).rootHash.toString('hex'));
+    expect(report.problem).toContain(other.rootHash.toString('hex'));
+  });
+
+  it('names both blocks of a fork: the believed head and the proven head that does not descend from it', async () => {
+    const { pool, names } = await twoServers();
+    const fork = { ...mcBlock(103), rootHash: Buffer.alloc(32, 0xf0) };
+    const ancestor = { ...mcBlock(100), rootHash: Buffer.alloc(32, 0xa0) };
+    const alarm = { kind: 'fork' as const, seqno: 100, blocks: [mcBlock(100), fork] as [typeof fork, typeof fork], servers: names, ancestor, at: new Date().toISOString() };
+    const report = liteserverHealth({ trust: fastTrust({ level: 'secure', alarm }), pool: pool.status(), lagBlocks: 0, lagSeconds: 1 });
+    expect(report.ok).toBe(false);
+    expect(report.problem).toContain(`liteserver ${names[1]} proved masterchain block (-1,8000000000000000,103) root ${'f0'.repeat(32)}, which does not descend from the believed head (-1,8000000000000000,100) root ${mcBlock(100).rootHash.toString('hex')}`);
+    expect(report.trust).toMatchObject({ alarm: { kind: 'fork', seqno: 100, servers: names, blocks: [{ seqno: 100 }, { seqno: 103, root_hash: 'f0'.repeat(32) }], ancestor: { seqno: 100, root_hash: 'a0'.repeat(32) } } });
+  });
+
+  it('under secure trust lists per server the head it proved, its failed proofs and its lag, and the walk under way', async () => {
+    const { pool, names } = await twoServers();
+    pool.demote(names[0], 'proof toward 101 failed: signatures.signer', 'disproven');
+    pool.demote(names[1], 'head 60 lags the best proven head 100 by 40 blocks', 'lagging');
+    const trust = fastTrust({
+      level: 'secure', keyBlock: mcBlock(90), progress: { from: 90, at: 95, to: 120 }, maxLagBlocks: 30,
+      servers: [
+        { server: names[0], provenSeqno: null, failedProofs: 1, lastFailure: 'signatures.signer: …', laggingBy: null },
+        { server: names[1], provenSeqno: 100, failedProofs: 0, lastFailure: null, laggingBy: 40 },
+      ],
+    });
+    const report = liteserverHealth({ trust, pool: pool.status(), lagBlocks: 0, lagSeconds: 1 });
+    expect(report).toMatchObject({ ok: true, trust: { level: 'secure', key_block: { seqno: 90 }, progress: { from: 90, at: 95, to: 120 }, max_lag_blocks: 30 } });
+    const byName = new Map((report.servers as Array<Record<string, unknown>>).map((s) => [s.server, s]));
+    expect(byName.get(names[0])).toMatchObject({ proven_seqno: null, failed_proofs: 1, last_failed_proof: 'signatures.signer: …', lagging_by: null, disproven: 1, lagging: 0 });
+    expect(byName.get(names[1])).toMatchObject({ proven_seqno: 100, failed_proofs: 0, lagging_by: 40, disproven: 0, lagging: 1, last_error: 'lagging: head 60 lags the best proven head 100 by 40 blocks' });
+
+    const registry = new Registry();
+    registerLiteserverMetrics(registry, () => ({ trust, pool: pool.status(), lagBlocks: 0, lagSeconds: 1 }));
+    const metrics = await registry.metrics();
+    expect(metrics).toContain(`tonwatch_liteserver_demotions_total{server="${names[0]}",reason="disproven"} 1`);
+    expect(metrics).toContain(`tonwatch_liteserver_demotions_total{server="${names[0]}",reason="lagging"} 0`);
+    expect(metrics).toContain(`tonwatch_liteserver_demotions_total{server="${names[1]}",reason="lagging"} 1`);
+    expect(metrics).toContain(`tonwatch_liteserver_disproven_total{server="${names[1]}"} 0`);
+    expect(metrics).toContain(`tonwatch_chain_trust_failed_proofs_total{server="${names[0]}"} 1`);
+    expect(metrics).toContain(`tonwatch_liteserver_behind_proven_blocks{server="${names[0]}"} 0`);
+    expect(metrics).toContain('tonwatch_chain_trusted_key_block_seqno 90');
+    expect(metrics).toContain('tonwatch_chain_trust_walk_remaining_blocks 25');
   });
 
   it('is not ready when every server is down, with the pool\'s reason', async () => {

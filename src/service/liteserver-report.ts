@@ -1,10 +1,12 @@
 // What the liteserver source tells operators: the `chain` check of `/readyz` (servers, trust, why no
-// newer head is believed) and its `/metrics` gauges. Both read the source's status() when asked.
+// newer head is believed; under `secure` the trusted key block, a walk's progress, and per server its proven
+// head, failed proofs and lag behind the best proven head) and its `/metrics`. Both read the source's
+// status() when asked.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { HealthReport } from '../http/health.js';
 import type { BlockIdExt } from '../chain/liteserver/tl/lite-api.js';
 import type { PoolStatus, ServerCounters } from '../chain/liteserver/transport/pool.js';
-import type { TrustStatus } from '../chain/liteserver/trust/head-trust.js';
+import { describeAlarm, type ServerTrustReport, type TrustStatus } from '../chain/liteserver/trust/head-trust.js';
 
 /** The part of `LiteserverChain.status()` the service reads. */
 export interface LiteserverStatusView {
@@ -26,16 +28,11 @@ const blockRef = (id: BlockIdExt | null | undefined) =>
 export function liteserverHealth(status: LiteserverStatusView): HealthReport {
   const { trust, pool } = status;
   const problems: string[] = [];
-  if (trust.alarm) {
-    const [a, b] = trust.alarm.blocks;
-    problems.push(
-      `trust alarm: servers ${trust.alarm.servers[0]} and ${trust.alarm.servers[1]} proved different blocks at seqno ${trust.alarm.seqno} ` +
-        `(${Buffer.from(a.rootHash).toString('hex')} vs ${Buffer.from(b.rootHash).toString('hex')}); nothing from this network is believed`,
-    );
-  }
+  if (trust.alarm) problems.push(`trust alarm: ${describeAlarm(trust.alarm)}`);
   if (!pool.ready) problems.push(pool.reason ?? 'no liteserver is connected');
   // A newer head waiting for a second opinion is a fact, not a failure, while one is believed.
   if (!trust.head) problems.push(trust.waiting ?? status.waiting ?? 'no masterchain head is trusted yet');
+  const proofs = new Map((trust.servers ?? []).map((r) => [r.server, r]));
   return {
     ok: problems.length === 0,
     ...(problems.length ? { problem: problems.join('; ') } : {}),
@@ -46,7 +43,13 @@ export function liteserverHealth(status: LiteserverStatusView): HealthReport {
       key_block: blockRef(trust.keyBlock),
       waiting: trust.waiting,
       progress: trust.progress,
-      alarm: trust.alarm ? { seqno: trust.alarm.seqno, servers: trust.alarm.servers, blocks: trust.alarm.blocks.map(blockRef), at: trust.alarm.at } : null,
+      ...(trust.maxLagBlocks === undefined ? {} : { max_lag_blocks: trust.maxLagBlocks }),
+      alarm: trust.alarm
+        ? {
+          kind: trust.alarm.kind, seqno: trust.alarm.seqno, servers: trust.alarm.servers, blocks: trust.alarm.blocks.map(blockRef),
+          ...(trust.alarm.ancestor ? { ancestor: blockRef(trust.alarm.ancestor) } : {}), at: trust.alarm.at, description: describeAlarm(trust.alarm),
+        }
+        : null,
     },
     waiting: status.waiting ?? null,
     lag_blocks: status.lagBlocks,
@@ -61,9 +64,22 @@ export function liteserverHealth(status: LiteserverStatusView): HealthReport {
       failures: s.failures,
       timeouts: s.timeouts,
       disproven: s.disproven,
+      lagging: s.lagging,
       reconnects: s.reconnects,
+      ...trustFacts(proofs.get(s.server), trust),
       ...(s.lastError ? { last_error: s.lastError } : {}),
     })),
+  };
+}
+
+/** What the trust level (secure) knows of one server: the head it proved, its failed proofs, its lag. */
+function trustFacts(report: ServerTrustReport | undefined, trust: TrustStatus): Record<string, unknown> {
+  if (trust.servers === undefined) return {};
+  return {
+    proven_seqno: report?.provenSeqno ?? null,
+    failed_proofs: report?.failedProofs ?? 0,
+    lagging_by: report?.laggingBy ?? null,
+    ...(report?.lastFailure ? { last_failed_proof: report.lastFailure } : {}),
   };
 }
 
@@ -115,57 +131,66 @@ export function registerLiteserverMetrics(registry: Registry, status: () => Lite
       for (const s of read().pool.servers) if (s.latencyMs !== undefined) this.set({ server: s.server }, s.latencyMs / 1000);
     },
   });
-  for (const [field, help] of COUNTERS) {
-    // The pool counts; a scrape adds what was counted since the last one.
+  // The pool and the trust level count; a scrape adds what was counted since the last one.
+  const totals = (name: string, help: string, labelNames: string[], read: () => Array<[Record<string, string>, number]>) => {
     const seen = new Map<string, number>();
     new Counter({
-      name: `tonwatch_liteserver_${field}_total`,
-      help,
-      labelNames: ['server'],
-      registers,
+      name, help, labelNames, registers,
       collect() {
-        for (const s of read().pool.servers) {
-          const delta = s[field] - (seen.get(s.server) ?? 0);
-          if (delta > 0) this.inc({ server: s.server }, delta);
-          else if (!seen.has(s.server)) this.inc({ server: s.server }, 0);
-          seen.set(s.server, s[field]);
+        for (const [labels, total] of read()) {
+          const key = JSON.stringify(labels);
+          const delta = total - (seen.get(key) ?? 0);
+          if (delta > 0 || !seen.has(key)) this.inc(labels, Math.max(0, delta));
+          seen.set(key, total);
         }
       },
     });
+  };
+  for (const [field, help] of COUNTERS) {
+    totals(`tonwatch_liteserver_${field}_total`, help, ['server'], () => read().pool.servers.map((s) => [{ server: s.server }, s[field]]));
   }
+  // Demotions by cause: a disproven reply (a proof failed) or a lagging head (withholding), apart so neither hides the other.
+  totals(
+    'tonwatch_liteserver_demotions_total',
+    'Demotions per liteserver, by reason: disproven (a reply failed its proof check) or lagging (its head lagged the best proven head by more than the limit)',
+    ['server', 'reason'],
+    () => read().pool.servers.flatMap((s) => (['disproven', 'lagging'] as const).map((reason): [Record<string, string>, number] => [{ server: s.server, reason }, s[reason]])),
+  );
+  totals(
+    'tonwatch_chain_trust_failed_proofs_total',
+    'Signature-chain proofs (getBlockProof replies) that failed their check, per liteserver (secure trust)',
+    ['server'],
+    () => (read().trust.servers ?? []).map((r) => [{ server: r.server }, r.failedProofs]),
+  );
   new Gauge({
-    name: 'tonwatch_chain_trusted_head_seqno',
-    help: 'Newest masterchain block the trust level believes',
+    name: 'tonwatch_liteserver_behind_proven_blocks',
+    help: "Masterchain blocks each liteserver's head is behind the best proven head (secure trust reports and demotes it beyond TONWATCH_LITESERVER_MAX_LAG_BLOCKS)",
+    labelNames: ['server'],
     registers,
     collect() {
-      const head = read().trust.head;
-      if (head) this.set(head.seqno);
+      this.reset();
+      const { trust, pool } = read();
+      if (!trust.head) return;
+      for (const s of pool.servers) if (s.state === 'up' && s.head) this.set({ server: s.server }, Math.max(0, trust.head.seqno - s.head.seqno));
     },
   });
-  new Gauge({
-    name: 'tonwatch_chain_trust_alarm',
-    help: '1 once two liteservers proved different blocks at one seqno (nothing is believed any more)',
-    registers,
-    collect() {
-      this.set(read().trust.alarm ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'tonwatch_chain_lag_blocks',
-    help: 'Masterchain blocks between the newest head a liteserver reports and the trusted head',
-    registers,
-    collect() {
-      const lag = read().lagBlocks;
-      if (lag !== null) this.set(lag);
-    },
-  });
-  new Gauge({
-    name: 'tonwatch_chain_lag_seconds',
-    help: "Seconds since the trusted head's generation time",
-    registers,
-    collect() {
-      const lag = read().lagSeconds;
-      if (lag !== null) this.set(lag);
-    },
-  });
+  const scalars: Array<[string, string, (s: LiteserverStatusView) => number | null]> = [
+    ['tonwatch_chain_trusted_head_seqno', 'Newest masterchain block the trust level believes', (s) => s.trust.head?.seqno ?? null],
+    ['tonwatch_chain_trusted_key_block_seqno', 'Newest key block the secure trust level has proven (its validators sign the next blocks)', (s) => s.trust.keyBlock?.seqno ?? null],
+    ['tonwatch_chain_trust_walk_remaining_blocks', 'Masterchain blocks a key-block walk under way still has to prove (0 when none is under way)',
+      (s) => (s.trust.progress ? Math.max(0, s.trust.progress.to - s.trust.progress.at) : 0)],
+    ['tonwatch_chain_trust_alarm', '1 once the trust level proved two chains (two blocks at one seqno, or a head that does not descend from the believed one): nothing is believed any more',
+      (s) => (s.trust.alarm ? 1 : 0)],
+    ['tonwatch_chain_lag_blocks', 'Masterchain blocks between the newest head a liteserver reports and the trusted head', (s) => s.lagBlocks],
+    ['tonwatch_chain_lag_seconds', "Seconds since the trusted head's generation time", (s) => s.lagSeconds],
+  ];
+  for (const [name, help, value] of scalars) {
+    new Gauge({
+      name, help, registers,
+      collect() {
+        const v = value(read());
+        if (v !== null) this.set(v);
+      },
+    });
+  }
 }

@@ -1,9 +1,11 @@
 // `tonwatch chain info` against a real service on the liteserver source, and --direct against the
-// liteservers themselves: two fake liteservers over real ADNL on loopback serving a synthetic chain.
+// liteservers themselves: two fake liteservers over real ADNL on loopback serving a synthetic chain (unsigned,
+// at fast trust), and --direct at secure trust on a signed one.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SignedChain } from '../../chain/liteserver/testing/signed-chain.js';
 import { startLiteserverNetwork, type LiteserverNetwork } from '../../../test/support/liteserver-network.js';
 import { startTestService, type TestService } from '../../../test/support/service.js';
 import { runCli } from '../../../test/support/cli.js';
@@ -97,6 +99,29 @@ describe('tonwatch chain info', () => {
     const gone = await cli('info', '--url', 'http://127.0.0.1:9');
     expect(gone.code).toBe(1);
     expect(gone.err).toMatch(/^tonwatch chain: cannot reach tonwatch at http:\/\/127\.0\.0\.1:9: /);
+  });
+
+  it('--direct with secure trust walks from the init block and prints the trusted key block and each server\'s proofs', async () => {
+    const signed = new SignedChain({ label: 'cli-direct' });
+    for (let k = 0; k < 3; k++) {
+      signed.blocks(1);
+      signed.keyBlock();
+    }
+    signed.blocks(2);
+    const net = await startLiteserverNetwork({ dir: mkdtempSync(path.join(dir, 'signed-')), servers: 2, signed });
+    vi.stubEnv('TONWATCH_TRUST', 'secure');
+    vi.stubEnv('TONWATCH_LITESERVER_CONFIG', net.configFile);
+    vi.stubEnv('TONWATCH_DATA_DIR', dir);
+    try {
+      const { code, out } = await cli('info', '--direct');
+      expect(code).toBe(0);
+      expect(out).toMatch(new RegExp(`^trust      secure: head ${signed.head.seqno} \\(root [0-9a-f]{8}…\\)$`, 'm'));
+      expect(out).toMatch(new RegExp(`^key block  ${signed.head.seqno - 2} \\(root [0-9a-f]{8}…\\): its validators sign the blocks after it$`, 'm'));
+      for (const s of net.servers) expect(out).toMatch(new RegExp(`^  ${s.name.replace(/\./g, '\\.')}\\s+up\\s+head ${signed.head.seqno} .*disproven 0, failed proofs 0, lagging 0$`, 'm'));
+      expect(out).toMatch(/^ready      yes$/m);
+    } finally {
+      await net.close();
+    }
   });
 
   it('names the setting when the liteserver config is wrong, and refuses unknown commands', async () => {

@@ -12,13 +12,15 @@ export const summary = 'show the followed network: liteservers with heads and la
 const HELP = `usage: tonwatch chain info [options]
 
 Shows the network tonwatch follows: the chain source, each liteserver with its head, latency, failures
-and disproven replies, the trust level and the head it believes, and how far the follower lags.
+and disproven replies, the trust level and the head it believes (secure: the trusted key block, a walk
+under way, and per server its failed proofs and lag), and how far the follower lags.
 
 options:
   --url <url>        ask this running server (default: $TONWATCH_URL, else http://127.0.0.1:$PORT, PORT as
                      tonwatch serve reads it, default 8080)
   --direct           connect to the liteservers without a server, with the settings tonwatch serve reads
-                     (TONWATCH_LITESERVER_CONFIG or TONWATCH_NETWORK, TONWATCH_TRUST)
+                     (TONWATCH_LITESERVER_CONFIG or TONWATCH_NETWORK, TONWATCH_TRUST); it keeps no store, so
+                     secure trust walks from the config's init block every time
   --timeout <secs>   with --direct: how long to wait for a believed head (default 15)
   --json             print the report as JSON
   -h, --help         this help
@@ -33,12 +35,22 @@ interface ChainReport {
   problem?: string;
   network?: string;
   chain_id?: string;
-  trust?: { level: string; head: { seqno: number; root_hash: string } | null; waiting: string | null; alarm: { seqno: number; servers: string[] } | null };
+  trust?: {
+    level: string;
+    head: { seqno: number; root_hash: string } | null;
+    key_block?: { seqno: number; root_hash: string } | null;
+    progress?: { from: number; at: number; to: number } | null;
+    max_lag_blocks?: number;
+    waiting: string | null;
+    alarm: { seqno: number; servers: string[]; description?: string } | null;
+  };
   lag_blocks?: number | null;
   lag_seconds?: number | null;
   servers?: Array<{
     server: string; state: string; head_seqno: number | null; latency_ms: number | null; demoted: boolean;
-    queries: number; failures: number; timeouts: number; disproven: number; last_error?: string;
+    queries: number; failures: number; timeouts: number; disproven: number; lagging?: number; last_error?: string;
+    // secure trust only
+    proven_seqno?: number | null; failed_proofs?: number; lagging_by?: number | null;
   }>;
 }
 
@@ -140,9 +152,12 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
   const { chain, follower } = report;
   const lines = [`source     ${report.source}`, `network    ${chain.network ?? 'unknown'}${chain.chain_id ? ` (zero state ${short(chain.chain_id)})` : ''}`];
   if (chain.trust) {
-    const head = chain.trust.head ? `head ${chain.trust.head.seqno} (root ${short(chain.trust.head.root_hash)})` : 'no head believed yet';
-    lines.push(`trust      ${chain.trust.level}: ${head}${chain.trust.waiting ? `; ${chain.trust.waiting}` : ''}`);
-    if (chain.trust.alarm) lines.push(`ALARM      servers ${chain.trust.alarm.servers.join(' and ')} proved different blocks at seqno ${chain.trust.alarm.seqno}`);
+    const { trust } = chain;
+    const head = trust.head ? `head ${trust.head.seqno} (root ${short(trust.head.root_hash)})` : 'no head believed yet';
+    lines.push(`trust      ${trust.level}: ${head}${trust.waiting ? `; ${trust.waiting}` : ''}`);
+    if (trust.key_block) lines.push(`key block  ${trust.key_block.seqno} (root ${short(trust.key_block.root_hash)}): its validators sign the blocks after it`);
+    if (trust.progress) lines.push(`walk       at ${trust.progress.at} of ${trust.progress.to} (from ${trust.progress.from}): proving key block by key block`);
+    if (trust.alarm) lines.push(`ALARM      ${trust.alarm.description ?? `servers ${trust.alarm.servers.join(' and ')} proved different blocks at seqno ${trust.alarm.seqno}`}`);
     if (chain.lag_blocks !== undefined && chain.lag_blocks !== null) lines.push(`lag        ${chain.lag_blocks} blocks behind the newest server head; head is ${chain.lag_seconds ?? '?'} s old`);
   }
   if (follower) {
@@ -153,12 +168,15 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
     lines.push(`servers    ${chain.servers.length}`);
     const width = Math.max(...chain.servers.map((s) => s.server.length));
     for (const s of chain.servers) {
+      // Under secure trust: signature-chain proofs that failed, and demotions for a head lagging the best proven one.
+      const secure = s.failed_proofs === undefined ? '' : `, failed proofs ${s.failed_proofs}, lagging ${s.lagging ?? 0}`;
       const facts = [
         s.state.padEnd(10),
         `head ${s.head_seqno ?? '-'}`.padEnd(14),
         `${s.latency_ms ?? '-'} ms`.padEnd(9),
-        `queries ${s.queries}, failures ${s.failures}, timeouts ${s.timeouts}, disproven ${s.disproven}`,
+        `queries ${s.queries}, failures ${s.failures}, timeouts ${s.timeouts}, disproven ${s.disproven}${secure}`,
       ];
+      if (s.lagging_by) facts.push(`LAGGING ${s.lagging_by} blocks behind the best proven head`);
       if (s.demoted) facts.push('DEMOTED');
       if (s.last_error) facts.push(`(${s.last_error})`);
       lines.push(`  ${s.server.padEnd(width)}  ${facts.join(' ')}`);

@@ -194,16 +194,26 @@ it('refuses to start from a zero state, naming what to configure', () => {
   expect(() => new SecureTrust({ pool, initBlock: signed.init, maxLagBlocks: 0 })).toThrow(/maxLagBlocks/);
 });
 
+/**
+ * Two servers on two chains equal up to the main chain's two-block tail, then `forkBlocks` other blocks on the
+ * fork, signed by the same validators (an equivocating or stolen-key majority): each head verifies by signatures.
+ */
+async function forked(label: string, forkBlocks: number) {
+  const main = chainOf(4, { label });
+  const fork = chainOf(4, { label, tail: 0 });
+  fork.blocks(forkBlocks, 1);
+  const split = main.chain.masterchainSeqno - 1;
+  expect(sameBlockId(fork.id(split - 1), main.id(split - 1))).toBe(true);
+  expect(sameBlockId(fork.id(split), main.id(split))).toBe(false);
+  const a = await serve(main);
+  const b = await serve(fork);
+  const pool = await poolOf(a, b);
+  return { main, fork, a, b, ...(await secure(pool, main)) };
+}
+
 describe('disagreement and withholding between servers', () => {
   it('two servers that each prove a different block at one seqno raise the alarm with both ids', async () => {
-    const main = chainOf(4, { label: 'split-brain' });
-    const fork = chainOf(4, { label: 'split-brain', tail: 0 });
-    fork.blocks(2, 1); // signed by the same validators: an equivocating (or stolen-key) majority
-    expect(sameBlockId(fork.id(main.chain.masterchainSeqno - 2), main.id(main.chain.masterchainSeqno - 2))).toBe(true);
-    const a = await serve(main);
-    const b = await serve(fork);
-    const pool = await poolOf(a, b);
-    const { trust, lines } = await secure(pool, main);
+    const { main, fork, a, b, trust, lines } = await forked('split-brain', 2);
 
     expect(sameBlockId((await trust.offer(a.name, main.head))!, main.head)).toBe(true);
     const err = await trust.offer(b.name, fork.head).then(() => null, (e: unknown) => e);
@@ -220,18 +230,8 @@ describe('disagreement and withholding between servers', () => {
   });
 
   it('a proven head that does not descend from the believed head raises the alarm, whatever its seqno', async () => {
-    // The same validators sign both chains from block `split` on: each head verifies by signatures alone.
-    const main = chainOf(4, { label: 'fork-ahead' });
-    const fork = chainOf(4, { label: 'fork-ahead', tail: 0 });
-    fork.blocks(3, 1);
-    const split = main.chain.masterchainSeqno - 1;
-    expect(sameBlockId(fork.id(split - 1), main.id(split - 1))).toBe(true);
-    expect(sameBlockId(fork.id(split), main.id(split))).toBe(false);
+    const { main, fork, a, b, trust, lines } = await forked('fork-ahead', 3);
     expect(fork.head.seqno).toBe(main.head.seqno + 1);
-    const a = await serve(main);
-    const b = await serve(fork);
-    const pool = await poolOf(a, b);
-    const { trust, lines } = await secure(pool, main);
 
     expect(sameBlockId((await trust.offer(a.name, main.head))!, main.head)).toBe(true);
     const err = await trust.offer(b.name, fork.head).then(() => null, (e: unknown) => e);
@@ -251,14 +251,8 @@ describe('disagreement and withholding between servers', () => {
   });
 
   it('a proven head below the believed one that is not in its history raises the alarm', async () => {
-    const main = chainOf(4, { label: 'fork-behind' });
-    const fork = chainOf(4, { label: 'fork-behind', tail: 0 });
-    fork.blocks(1, 1);
+    const { main, fork, a, b, trust } = await forked('fork-behind', 1);
     expect(fork.head.seqno).toBe(main.head.seqno - 1);
-    const a = await serve(main);
-    const b = await serve(fork);
-    const pool = await poolOf(a, b);
-    const { trust } = await secure(pool, main);
 
     expect(sameBlockId((await trust.offer(a.name, main.head))!, main.head)).toBe(true);
     await expect(trust.offer(b.name, fork.head)).rejects.toBeInstanceOf(TrustAlarmError);
