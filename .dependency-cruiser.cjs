@@ -1,5 +1,6 @@
 // The layer check (docs/ARCHITECTURE.md, "Layers"): imports point down the layers only, never
-// close a cycle, and only the service reaches into the embedded devnet. `npm test` runs it
+// close a cycle, only the service reaches into the embedded devnet, and nothing but tests and test
+// tooling imports a testing/ folder (the build leaves those out). `npm test` runs it
 // (test/layers.test.ts through scripts/layers.ts); tests (*.test.ts, test/) are outside it.
 
 /**
@@ -59,6 +60,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(chain|bus|pipeline|delivery|streaming|webhooks|invoices|indexer|console)/' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'production-to-testing',
+      comment: 'the test tooling (a testing/ folder: the lying fake liteserver, test keys) is left out of the build; only tests and other test tooling import it',
+      severity: 'error',
+      from: { pathNot: '/testing/' },
+      to: { path: '/testing/' },
     },
     {
       name: 'devnet-outside-service',

@@ -1,9 +1,10 @@
 // `npm start` runs the build in dist/, not the sources: build it and start it the way the README does,
-// so a file the build forgets (contract sources, console assets) fails here and not on a user's machine.
+// so a file the build forgets (contract sources, console assets) fails here and not on a user's machine;
+// and the test tooling (testing/ folders, the lying fake liteserver) is not in it.
 // Every build here runs in a copy of the sources in a temporary directory: a test never writes the
 // checkout, whose dist/ and web/dist/ may be serving a server the developer started before `npm test`.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -61,6 +62,11 @@ async function consoleScript(url: string): Promise<{ src: string; status: number
 it('the built server (bin/tonwatch.js serve) serves the API and the console; a build beside it changes neither it nor the checkout', async () => {
   const before = checkoutFiles();
   const first = buildCopy(mkdtempSync(path.join(tmp, 'a-')));
+  // The test tooling (testing/: the lying fake liteserver, test validator keys) is left out of what ships.
+  const dist = path.join(first, 'dist');
+  expect(existsSync(path.join(dist, 'chain/liteserver/server/archive-server.js'))).toBe(true);
+  const shipped = readdirSync(dist, { recursive: true, withFileTypes: true });
+  expect(shipped.filter((e) => e.isDirectory() && e.name === 'testing').map((e) => path.relative(dist, path.join(e.parentPath, e.name)))).toEqual([]);
   const port = await freePort();
   const service: SpawnedService = await spawnService({
     dataDir: mkdtempSync(path.join(tmp, 'data-')),

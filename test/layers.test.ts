@@ -1,6 +1,6 @@
 // The layer check in `npm test`: src/ has no upward import, no cycle, no component reaching into
-// another and nothing but the service reaching into the devnet; and each rule fires when a copy
-// of src/ gets one planted violation of its kind.
+// another, nothing but the service reaching into the devnet and no production code importing a testing/
+// folder; and each rule fires when a copy of src/ gets one planted violation of its kind.
 import { cp, mkdtemp, appendFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +37,8 @@ describe('layers', () => {
       await appendFile(path.join(copy, 'src/invoices/model.ts'), "\nexport type { Webhooks } from '../webhooks/manager.js';\n");
       // domain code reaching for the HTTP layer (below it, but not its business)
       await appendFile(path.join(copy, 'src/bus/codec.ts'), "\nexport type { AppComponent } from '../http/app.js';\n");
+      // production code using the test tooling (the lying fake), which the build leaves out
+      await appendFile(path.join(copy, 'src/service/liteserver.ts'), "\nexport type { LyingModes } from '../chain/liteserver/testing/synthetic-server.js';\n");
       report = await checkLayers(copy);
     });
 
@@ -62,8 +64,12 @@ describe('layers', () => {
       expect(report.violations).toContain('component-to-component: src/invoices/model.ts → src/webhooks/manager.ts');
     });
 
+    it('keeps the test tooling (testing/) out of production code', () => {
+      expect(report.violations).toContain('production-to-testing: src/service/liteserver.ts → src/chain/liteserver/testing/synthetic-server.ts');
+    });
+
     it('reports nothing else', () => {
-      expect(report.violations.filter((v) => !/ping|pong|db\.ts|config\.ts|indexer\/routes|invoices\/model|bus\/codec/.test(v))).toEqual([]);
+      expect(report.violations.filter((v) => !/ping|pong|db\.ts|config\.ts|indexer\/routes|invoices\/model|bus\/codec|service\/liteserver/.test(v))).toEqual([]);
     });
   });
 });

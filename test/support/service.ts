@@ -1,6 +1,7 @@
 // A real tonwatch for tests: in-process (`startTestService`) or as a child process running the
 // CLI (`spawnService`, for kill -9 and restart tests). Both use a fresh data dir, a free port and a
-// known admin key, on the embedded devnet unless told otherwise.
+// known admin key, on the embedded devnet unless told otherwise. `spawnStandaloneDevnet` runs
+// `tonwatch devnet serve` the same way.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -122,15 +123,45 @@ export async function spawnService(opts: {
   command?: string[];
 }): Promise<SpawnedService> {
   const adminKey = opts.adminKey ?? `tw_test_admin_${randomBytes(12).toString('hex')}`;
-  const child = spawn(process.execPath, opts.command ?? ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
+  const spawned = await spawnTonwatch({
+    ...opts,
+    command: opts.command ?? ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'],
+    env: { TONWATCH_ADMIN_KEY: adminKey, LOG_LEVEL: 'info', ...opts.env },
+    what: 'tonwatch',
+    // the JSON log line that says where it listens
+    listening: (output) => (/"url":"(http:\/\/[^"]+)"[^\n]*"msg":"tonwatch listening"/.exec(output) ?? /"msg":"tonwatch listening"[^\n]*"url":"(http:\/\/[^"]+)"/.exec(output))?.[1],
+  });
+  return { ...spawned, adminKey };
+}
+
+export type SpawnedDevnet = Omit<SpawnedService, 'adminKey'>;
+
+/** Runs `tonwatch devnet serve` from source in a child process and waits for its banner; `url` is its control API. */
+export function spawnStandaloneDevnet(opts: { dataDir: string; env?: Record<string, string>; timeoutMs?: number }): Promise<SpawnedDevnet> {
+  return spawnTonwatch({
+    ...opts,
+    command: ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'devnet', 'serve'],
+    what: 'tonwatch devnet serve',
+    listening: (output) => /devnet control\s+(http:\/\/\S+)\/devnet\/wallets/.exec(output)?.[1],
+  });
+}
+
+/** A tonwatch command in a child process on a free port, resolved once `listening` finds its URL in the output. */
+async function spawnTonwatch(opts: {
+  dataDir: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  command: string[];
+  what: string;
+  listening: (output: string) => string | undefined;
+}): Promise<SpawnedDevnet> {
+  const child = spawn(process.execPath, opts.command, {
     cwd: ROOT,
     env: {
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
       TONWATCH_DATA_DIR: opts.dataDir,
-      TONWATCH_ADMIN_KEY: adminKey,
-      LOG_LEVEL: 'info',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -138,21 +169,21 @@ export async function spawnService(opts: {
   let output = '';
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`tonwatch did not start in time:\n${output}`)), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => reject(new Error(`${opts.what} did not start in time:\n${output}`)), opts.timeoutMs ?? 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const m = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"tonwatch listening"/.exec(output) ?? /"msg":"tonwatch listening"[^\n]*"url":"(http:\/\/[^"]+)"/.exec(output);
-      if (m) {
+      const found = opts.listening(output);
+      if (found) {
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve(found);
       }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`tonwatch exited (${code}) before listening:\n${output}`));
+      reject(new Error(`${opts.what} exited (${code}) before listening:\n${output}`));
     });
   });
-  return { child, url, dataDir: opts.dataDir, adminKey, output: () => output, exited };
+  return { child, url, dataDir: opts.dataDir, output: () => output, exited };
 }

@@ -41,7 +41,7 @@ export interface LedgerTick {
   masterchain: TickChain;
   /** Accounts this tick changed (ShardAccount BoCs, base64). */
   changes: Iterable<[AccountId, string]>;
-  /** Make the masterchain block a key block naming the next validator set. */
+  /** Make the masterchain block a key block naming the next validator set (block 1 is a key block anyway). */
   rotate: boolean;
 }
 
@@ -328,9 +328,11 @@ export class DevnetLedger {
       regMcSeqno: tick.masterchain.seqno, minRefMcSeqno: mcTop.ref.seqno,
     };
 
-    const keyBlock = tick.rotate;
+    // The first block after the zero state is a key block too: a client's init_block must be a Block (a
+    // zero state is none), so the chain has one from the start (an older data dir gets it at its next block).
+    const keyBlock = tick.rotate || this.lastKey.seqno === 0;
     const signing = this.validators;
-    const next = keyBlock ? new DevnetValidators(rotated(signing.epoch)) : signing;
+    const next = tick.rotate ? new DevnetValidators(rotated(signing.epoch)) : signing;
     const shardHashes: ShardHashes = new Map([[BASECHAIN, shardTreeOf([chainFrom(BASECHAIN, FULL_SHARD_ID, shardTop, new Map())], FULL_SHARD_ID, tick.masterchain.seqno)]]);
     const extra = mcStateExtra({
       shardHashes, validators: next, prevBlocks: buildOldMcBlocks(this.mcBlocks, this.prevBlocksCache),

@@ -97,8 +97,8 @@ export class DevnetLiteServer {
   }
 
   /**
-   * A global.config.json naming this server; its init block is the newest key block served (the zero state
-   * until the devnet's first validator rotation), as TON's own configs name a recent key block.
+   * A global.config.json naming this server; its init block is the newest key block served (block 1 until the
+   * first validator rotation; the zero state only before block 1), as TON's own configs name a recent key block.
    */
   globalConfig(): string {
     const zero = this.archive.zeroStates().masterchain.ref;

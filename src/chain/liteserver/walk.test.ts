@@ -166,6 +166,22 @@ describe('BlockWalker over loopback ADNL', () => {
     expect(liar.fake.calls.filter((c) => c === 'lookupBlock')).toHaveLength(k + 1);
   }, 300_000);
 
+  it('a forged block where a walk starts (trusted) demotes its server; the start is read from another', async () => {
+    const liar = await serve(s, { lie: { forgeBlock: (id: BlockIdExt) => id.workchain === -1 && id.seqno === 5 } });
+    const honest = await serve(s);
+    const events: PoolEvent[] = [];
+    const pool = await poolOf([liar, honest], events);
+    const walker = new BlockWalker(pool, { server: liar.name });
+    const start = await walker.trusted(s.steps[4]!.masterchain.id);
+    expect(start.tops.length).toBeGreaterThan(0);
+    expect(events.filter((e) => e.type === 'demoted')).toEqual([{ type: 'demoted', server: liar.name, reason: expect.stringMatching(/mc\.file_hash/), cause: 'disproven' }]);
+    expect(liar.fake.calls).toContain('getBlock');
+    const next = (await walker.getFinalizedBlock(6, start))!;
+    expect(next.server).toBe(honest.name);
+    const truth = [s.steps[5]!.masterchain, ...s.steps[5]!.shardBlocks].flatMap((b) => decodeBlock(b.boc).transactions.map((t) => t.hash));
+    expect(next.block.transactions.map((t) => t.hash).sort()).toEqual(truth.sort());
+  });
+
   it('a forged masterchain block is caught by its file hash; a server that withholds blocks or dies mid-walk is replaced', async () => {
     const upTo = Math.min(BLOCKS, 20);
     // Forges masterchain block 4; claims its head yet withholds the shard blocks under masterchain block 8.

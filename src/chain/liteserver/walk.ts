@@ -88,12 +88,26 @@ export class BlockWalker {
     throw new Error(`masterchain block ${n}: every liteserver failed a proof check (${failures.join('; ')})`);
   }
 
-  /** Reads masterchain block `id` (already trusted) for its shard tops: the `prev` of a walk that starts there. */
+  /**
+   * Reads masterchain block `id` (already trusted) for its shard tops: the `prev` of a walk that starts there.
+   * A server whose block fails the hashes is demoted and another is asked; throws when none is left.
+   */
   async trusted(id: BlockRef): Promise<TrustedMasterchain> {
     if (id.fileHash === undefined) throw new Error(`a trusted block needs its file hash: ${describeBlock(id)}`);
-    const { response, server } = await this.pool.queryWithServer('getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned });
-    const block = this.checked(server, () => checkFullBlock(response.data, id, 'mc'));
-    return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
+    const disproven: string[] = [];
+    for (;;) {
+      const { response, server } = await this.pool.queryWithServer('getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned, exclude: disproven });
+      try {
+        const block = this.checked(server, () => checkFullBlock(response.data, id, 'mc'));
+        return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
+      } catch (err) {
+        if (!(err instanceof WalkProofError)) throw err;
+        // Without this the next start would ask the same server again (the fastest), and never get past it.
+        this.pool.demote(err.server, err.cause.message);
+        disproven.push(err.server);
+        if (this.pinned === err.server) this.pinned = undefined;
+      }
+    }
   }
 
   private async walk(n: number, prev: TrustedMasterchain, expected?: BlockIdExt): Promise<WalkedBlock> {
