@@ -90,13 +90,19 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
     await dropTestStore(opened.pop()!);
   });
 
-  it('a takeover waits for the append in flight, then reads a cursor that includes it', async () => {
+  /** Two processes on one schema: the first leads (term 1) with its log open. */
+  const leaderAndOther = async () => {
     const store = await openTestStore('postgres');
     const other = await sameSchema(store);
     opened.push(store, other);
     const old = new StoreEventLog(store, { retentionMs: 3_600_000 });
     await old.open();
     old.lead(await takeTerm(store.db, WRITER_ROLE, 'old', 1));
+    return { store, other, old };
+  };
+
+  it('a takeover waits for the append in flight, then reads a cursor that includes it', async () => {
+    const { store, other, old } = await leaderAndOther();
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let inTransaction!: () => void;
@@ -121,12 +127,7 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
   });
 
   it("a deposed leader's consumer cannot commit a step: its work and its cursor roll back, the new leader's consumer applies the batch once", async () => {
-    const store = await openTestStore('postgres');
-    const other = await sameSchema(store);
-    opened.push(store, other);
-    const old = new StoreEventLog(store, { retentionMs: 3_600_000 });
-    await old.open();
-    old.lead(await takeTerm(store.db, WRITER_ROLE, 'old', 1));
+    const { store, other, old } = await leaderAndOther();
     await old.appendBatch(blockBatch(1));
     // a singleton's step: its work (a row per batch) and its cursor in one transaction
     const applied = (trx: any, batch: EventBatch) => writeCursor(trx, `applied:${batch.mcSeqno}`, batch.lastPosition);
