@@ -102,7 +102,7 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
   };
 
   it('a takeover waits for the append in flight, then reads a cursor that includes it', async () => {
-    const { store, other, old } = await leaderAndOther();
+    const { other, old } = await leaderAndOther();
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let inTransaction!: () => void;
