@@ -101,8 +101,8 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
     return { store, other, old };
   };
 
-  it('a takeover waits for the append in flight, then reads a cursor that includes it', async () => {
-    const { other, old } = await leaderAndOther();
+  it("a takeover waits for the append in flight, then reads a cursor that includes it; the term's other writes do not wait", async () => {
+    const { store, other, old } = await leaderAndOther();
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let inTransaction!: () => void;
@@ -113,6 +113,11 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
       await held;
     });
     await entered;
+    // a singleton's step of the same term commits while the append is held (the check's lock is shared)
+    await store.db.transaction().execute(async (trx) => {
+      await old.fence(trx);
+      await writeCursor(trx, 'consumer:router', 6);
+    });
     let tookOver = false;
     const takeover = takeTerm(other.db, WRITER_ROLE, 'new', 2).then((term) => {
       tookOver = true;
