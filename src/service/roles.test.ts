@@ -85,10 +85,13 @@ describe.runIf(dialects.includes('postgres'))('roles of cluster members', () => 
     // the leader's expiry timer is armed for nothing yet: only the api member knows of the invoice
     // the cluster's admin key, not the one startTestService made up
     const asAdmin = { ...api, api: (path: string, init: Parameters<TestService['api']>[1] = {}) => api.api(path, { auth: ADMIN_KEY, ...init }) };
-    // a recipient the chain knows: an account of the replay's pool (active, with transactions)
-    await until(() => api.events.headPosition() !== null, 'the api member reading the log');
-    const batches = await api.events.readAfter(-1, 100);
-    const recipient = batches.flatMap((b) => b.events).find((e) => e.type === 'transaction');
+    // a recipient the chain accepts: an account of the replay's pool that has sent a message
+    const sender = async () => {
+      const batches = await api.events.readAfter(-1, 1000);
+      return batches.flatMap((b) => b.events).find((e) => e.type === 'transaction' && e.tx.outMessages.some((m) => m.type === 'internal' && !m.bounced));
+    };
+    await until(async () => (await sender()) !== undefined, 'a transaction sending a message in the log');
+    const recipient = await sender();
     const { token } = await createApp(asAdmin, { name: 'Cluster shop', recipient_address: recipient?.type === 'transaction' ? recipient.tx.account : '' });
     const invoice = await createInvoice(asAdmin, token, { amount: '1000000', life_time: 2, currency: 'TON' });
     const stored = async () => (await follower.store.db.selectFrom('invoices' as any).select('status').where('id', '=', invoice.id).executeTakeFirstOrThrow()).status as string;
