@@ -133,7 +133,9 @@ describe.runIf(dialects.includes('postgres'))('a cluster whose leader and worker
       }
       // a worker: hold the next request at the receiver; its sender holds the lease of its account's key
       for (;;) {
-        const held = await Promise.race([hold(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no webhook request to hold within 30 s')), 30_000))]);
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no webhook request to hold within 30 s')), 30_000)));
+        const held = await Promise.race([hold(), late]).finally(() => clearTimeout(timer));
         const key = accountKey('account_tx', (JSON.parse(held.request.body) as { account_id: string }).account_id);
         const [lease] = await db.query<{ owner: string }>('select owner from delivery_leases where ordering_key = $1', [key]);
         const worker = lease && alive().find((n) => lease.owner.includes(`:${n.child.pid}:`));
