@@ -22,7 +22,7 @@ import { deliveryHeaders } from '../src/delivery/sender.js';
 import { transactionBody } from '../src/webhooks/router.js';
 import { txBatch } from '../test/support/webhooks.js';
 import type { Benchmark, BenchContext, BenchRow } from './harness.js';
-import { BENCH_PG_URL, openBenchStore, postgresReachable } from './lib/store.js';
+import { openBenchStore, postgresReachable } from './lib/store.js';
 import { percentile, perSecond, sleep } from './lib/stats.js';
 
 // autocannon ships no types: the part used here.
@@ -163,32 +163,15 @@ function postgresCpuMicros(): number | null {
 /** Keeps at most this many deliveries waiting, so the rate measured is what is sustained, not a burst. */
 const BACKLOG = 5_000;
 
-/** A delivery worker process on the benchmark's PostgreSQL schema (test/support/delivery-worker.ts). */
-async function startWorkerProcess(schema: string, name: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('../test/support/delivery-worker.ts', import.meta.url).pathname], {
-    env: { ...process.env, WORKER_DATABASE_URL: BENCH_PG_URL, WORKER_SCHEMA: schema, WORKER_NAME: name, WORKER_TIMEOUT_MS: '3000', WORKER_LEASE_MS: '10000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
-    child.once('exit', (code, signal) => reject(new Error(`delivery worker ${name} exited (${code ?? signal}) before it was ready`)));
-  });
-  return child;
-}
-
 /**
  * The delivery engine on its own: a producer writes deliveries into the durable outbox in its own
  * transactions (1,000 per transaction, over 1,000 ordering keys) while the worker delivers them.
- * With `workerProcesses`, the engine here only enqueues and that many worker processes on the same
- * PostgreSQL schema deliver (they find the rows by polling, every 200 ms, and share the keys).
  */
-export async function engineThroughput(ctx: BenchContext, dialect: DialectName, receiver: ReceiverProcess, total: number, maxSeconds: number, workerProcesses = 0) {
-  const { store, close, schema } = await openBenchStore(dialect, ctx.tmpDir, workerProcesses > 0 ? `webhooks_workers_${workerProcesses}` : `webhooks_engine_${dialect}`);
+async function engineThroughput(ctx: BenchContext, dialect: DialectName, receiver: ReceiverProcess, total: number, maxSeconds: number) {
+  const { store, close } = await openBenchStore(dialect, ctx.tmpDir, `webhooks_engine_${dialect}`);
   const engine = new DeliveryEngine({ store, allowLoopback: true });
-  const workers: ChildProcess[] = [];
   try {
-    if (workerProcesses === 0) await engine.start();
-    for (let i = 1; i <= workerProcesses; i++) workers.push(await startWorkerProcess(schema!, `w${i}`));
+    await engine.start();
     const endpoint = await engine.createEndpoint({ producer: 'bench', owner: 'bench', url: `http://127.0.0.1:${receiver.port}/hook` });
     // The event bodies' parts, made once: the producer's own work is not what is measured.
     const accounts = Array.from({ length: ACCOUNTS }, (_, i) => account(i + 1));
@@ -234,8 +217,6 @@ export async function engineThroughput(ctx: BenchContext, dialect: DialectName, 
     const serverUsed = serverCpu === null ? null : (postgresCpuMicros() ?? serverCpu) - serverCpu;
     const rate = perSecond(delivered - from.delivered, now() - from.at);
     await engine.flush();
-    // Worker processes record their outcomes on a clean stop: pending is read after it.
-    await stopWorkers(workers);
     return {
       perSecond: rate,
       wholeRunPerSecond: perSecond(delivered, ms),
@@ -246,21 +227,8 @@ export async function engineThroughput(ctx: BenchContext, dialect: DialectName, 
     };
   } finally {
     await engine.stop();
-    await stopWorkers(workers);
     await close();
   }
-}
-
-/** Stops worker processes cleanly (SIGTERM: outcomes recorded, leases given back). */
-async function stopWorkers(workers: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    workers.splice(0).map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    }),
-  );
 }
 
 /** Deliveries/s for `total` events appended in blocks of 1,000 while the outbox stays below a bound. */

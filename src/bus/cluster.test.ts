@@ -1,10 +1,12 @@
 // The event log shared by processes: the fenced writer (a deposed leader cannot append) and the
 // announcements that bring other members' logs up to date. Two stores on one PostgreSQL schema stand
 // for two processes (separate pools and sessions); the fence also runs on SQLite.
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockHeader } from '../../test/support/model.js';
 import { dialects, dropTestStore, openTestStore, PG_URL } from '../../test/support/stores.js';
 import { openStore, type Store } from '../store/db.js';
+import { startConsumer } from './consumer.js';
 import { readCursor, writeCursor } from './cursors.js';
 import { makePosition, type EventBatch } from './events.js';
 import { currentLeader, FencedError, takeTerm } from './leadership.js';
@@ -88,13 +90,19 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
     await dropTestStore(opened.pop()!);
   });
 
-  it('a takeover waits for the append in flight, then reads a cursor that includes it', async () => {
+  /** Two processes on one schema: the first leads (term 1) with its log open. */
+  const leaderAndOther = async () => {
     const store = await openTestStore('postgres');
     const other = await sameSchema(store);
     opened.push(store, other);
     const old = new StoreEventLog(store, { retentionMs: 3_600_000 });
     await old.open();
     old.lead(await takeTerm(store.db, WRITER_ROLE, 'old', 1));
+    return { store, other, old };
+  };
+
+  it("a takeover waits for the append in flight, then reads a cursor that includes it; the term's other writes do not wait", async () => {
+    const { store, other, old } = await leaderAndOther();
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let inTransaction!: () => void;
@@ -105,6 +113,11 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
       await held;
     });
     await entered;
+    // a singleton's step of the same term commits while the append is held (the check's lock is shared)
+    await store.db.transaction().execute(async (trx) => {
+      await old.fence(trx);
+      await writeCursor(trx, 'consumer:router', 6);
+    });
     let tookOver = false;
     const takeover = takeTerm(other.db, WRITER_ROLE, 'new', 2).then((term) => {
       tookOver = true;
@@ -116,6 +129,44 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
     await appending;
     expect(await takeover).toBe(2);
     expect(await readCursor(other.db, 'follower')).toBe(7);
+  });
+
+  it("a deposed leader's consumer cannot commit a step: its work and its cursor roll back, the new leader's consumer applies the batch once", async () => {
+    const { store, other, old } = await leaderAndOther();
+    await old.appendBatch(blockBatch(1));
+    // a singleton's step: its work (a row per batch) and its cursor in one transaction
+    const applied = (trx: any, batch: EventBatch) => writeCursor(trx, `applied:${batch.mcSeqno}`, batch.lastPosition);
+    const errors: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
+    const paused = await startConsumer({ name: 'router', log: old, store, logger, startAt: 'oldest', handle: (batch, trx) => applied(trx, batch) });
+    try {
+      await until(() => paused.position === makePosition(1, 0), 'the first batch applied');
+
+      // another process takes the next term while the old leader is paused (it has not noticed)
+      const next = new StoreEventLog(other, { retentionMs: 3_600_000 });
+      await next.open();
+      next.lead(await takeTerm(other.db, WRITER_ROLE, 'new', 2));
+      await next.appendBatch(blockBatch(2));
+      // the old leader wakes up and reads the new batch: its consumer's step is refused in its transaction
+      await old.catchUp();
+      await until(() => errors.length > 0 || paused.position > makePosition(1, 0), "the old leader's step");
+      expect(paused.position).toBe(makePosition(1, 0));
+      expect(errors.join('')).toMatch(/term 1 was taken over by another process/);
+      expect(await readCursor(store.db, 'consumer:router')).toBe(makePosition(1, 0));
+      expect(await readCursor(store.db, 'applied:2')).toBeNull();
+
+      // the new leader's consumer continues from the committed cursor and applies batch 2 once
+      const leading = await startConsumer({ name: 'router', log: next, store: other, handle: (batch, trx) => applied(trx, batch) });
+      try {
+        await until(() => leading.position === makePosition(2, 0), "the new leader's step");
+        expect(await readCursor(other.db, 'applied:2')).toBe(makePosition(2, 0));
+        expect(await readCursor(other.db, 'consumer:router')).toBe(makePosition(2, 0));
+      } finally {
+        await leading.stop();
+      }
+    } finally {
+      await paused.stop();
+    }
   });
 
   it("another member's log publishes every announced batch once, in order, and a slow poll covers a missed announcement", async () => {

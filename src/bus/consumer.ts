@@ -1,5 +1,7 @@
 // A durable consumer: applies each batch and moves its own cursor in one database transaction,
-// so after any crash it continues with no gap and no duplicate in effect.
+// so after any crash it continues with no gap and no duplicate in effect. In a cluster that
+// transaction is fenced by the leader's term (EventLog.fence), so a deposed leader that still runs
+// (paused, cut off) cannot apply a batch the new leader applies too.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
@@ -44,6 +46,8 @@ export async function startConsumer(options: ConsumerOptions): Promise<Consumer>
     start,
     async (batch) => {
       await options.store.db.transaction().execute(async (trx) => {
+        // in a cluster only the leader's term may move the cursor: a deposed leader's step rolls back
+        await options.log.fence?.(trx);
         // A retry after a commit whose answer was lost finds the batch applied already.
         if (((await readCursor(trx, cursorName)) ?? -1) >= batch.lastPosition) return;
         await options.handle(batch, trx);

@@ -1,10 +1,12 @@
 // Terms of leadership, the fence of the event log's writer. Whoever becomes the follower's leader
-// takes the next term (takeTerm) before reading the cursor; every append checks, in its own
-// transaction, that the term is still the newest (checkTerm). The check locks the row until the
-// append commits, so a takeover waits for an append in flight and then reads a cursor that includes
-// it; an append that comes after a takeover finds a newer term and rolls back.
+// takes the next term (takeTerm) before reading the cursor; every append, and every step of the
+// singletons the leader runs, checks in its own transaction that the term is still the newest
+// (checkTerm). The check locks the row (shared) until that transaction commits, so a takeover waits
+// for the writes in flight and then reads cursors that include them; a write that comes after a
+// takeover finds a newer term and rolls back.
 import { sql, type Kysely } from 'kysely';
 import { toNum } from '../store/db.js';
+import { dialectOf } from '../store/types.js';
 
 interface LeadershipTables {
   leadership: { role: string; term: bigint; holder: string; taken_at: bigint };
@@ -38,15 +40,16 @@ export async function takeTerm(db: Kysely<any>, role: string, holder: string, no
   return toNum(row.term);
 }
 
-/** Throws FencedError unless `term` is still the newest of `role`; holds the row until `trx` ends. */
+/**
+ * Throws FencedError unless `term` is still the newest of `role`; holds a shared lock on the row until
+ * `trx` ends, so the writes of one term (the follower's appends, the singletons' steps) never wait for
+ * each other while a takeover, which updates the row, waits for all of them.
+ */
 export async function checkTerm(trx: Kysely<any>, role: string, term: number): Promise<void> {
-  const result = await (trx as Kysely<LeadershipTables>)
-    .updateTable('leadership')
-    .set({ term: BigInt(term) })
-    .where('role', '=', role)
-    .where('term', '=', BigInt(term))
-    .executeTakeFirst();
-  if (toNum(result.numUpdatedRows) !== 1) throw new FencedError(role, term);
+  const query = (trx as Kysely<LeadershipTables>).selectFrom('leadership').select('term').where('role', '=', role).where('term', '=', BigInt(term));
+  // SQLite has no row locks (nor clusters): its one writer at a time is the lock
+  const row = await (dialectOf(trx) === 'postgres' ? query.forShare() : query).executeTakeFirst();
+  if (!row) throw new FencedError(role, term);
 }
 
 /** Who leads `role` (the last to take a term), or null when no one has yet. */

@@ -115,12 +115,19 @@ export class StoreEventLog implements EventLog, EventLogWriter {
     return this.channel;
   }
 
-  async appendBatch(batch: EventBatch, alsoInTransaction?: (trx: Kysely<any>) => Promise<void>): Promise<void> {
+  /** Appends and the singletons' consumer steps commit only under the newest term (EventLog.fence). */
+  async fence(trx: Kysely<any>): Promise<void> {
     const term = this.term;
     if (term === 'deposed') throw new FencedError(WRITER_ROLE, -1);
+    if (term !== null) await checkTerm(trx, WRITER_ROLE, term);
+  }
+
+  async appendBatch(batch: EventBatch, alsoInTransaction?: (trx: Kysely<any>) => Promise<void>): Promise<void> {
+    // refused before touching the store once this process knows it was deposed
+    if (this.term === 'deposed') throw new FencedError(WRITER_ROLE, -1);
     const channel = this.channel;
     await this.store.db.transaction().execute(async (trx) => {
-      if (term !== null) await checkTerm(trx, WRITER_ROLE, term);
+      await this.fence(trx);
       await this.append(trx, batch);
       await alsoInTransaction?.(trx);
       // delivered by PostgreSQL when (and only if) the transaction commits

@@ -17,6 +17,12 @@ export interface EventLog {
   readAfter(after: Position, maxBatches: number): Promise<EventBatch[]>;
   /** Called with every batch once it is durable, in order. Returns an unsubscribe function. */
   subscribe(listener: (batch: EventBatch) => void): () => void;
+  /**
+   * The singletons' fence (a cluster's leader runs them): checks inside `trx` that this process still
+   * writes under the newest term of the log's writer, and throws FencedError otherwise, so a deposed
+   * leader's consumer step rolls back. Nothing to check for a process alone (no term).
+   */
+  fence?(trx: Kysely<any>): Promise<void>;
 }
 
 /**

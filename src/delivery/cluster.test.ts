@@ -11,6 +11,7 @@ import { allMigrations } from '../components.js';
 import { openStore, type Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { dialects, dropTestStore, PG_URL, uniqueSchema } from '../../test/support/stores.js';
+import { checkReceipts } from '../../test/support/receipts.js';
 import { Receiver, until, type ReceivedRequest } from '../../test/support/webhooks.js';
 import { ROOT } from '../../test/support/service.js';
 import { DeliveryEngine } from './engine.js';
@@ -20,11 +21,6 @@ import type { DeliveryIntent } from './types.js';
 
 const TIMEOUT_MS = 500;
 const LEASE_MS = 3000;
-
-interface Body {
-  key: string;
-  seq: number;
-}
 
 /** `keys` ordered keys of `perKey` deliveries each, interleaved, plus `unordered` ones. */
 function intents(endpointId: number, keys: number, perKey: number, unordered: number): DeliveryIntent[] {
@@ -38,38 +34,9 @@ function intents(endpointId: number, keys: number, perKey: number, unordered: nu
 
 const workerOf = (r: ReceivedRequest) => String(r.headers['user-agent']).split(' ')[1] ?? '?';
 
-/**
- * Checks what the receiver got against what was enqueued; returns the number of repeats. Every
- * body at least once, all receipts of one body with one webhook-id and Idempotency-Key, and per
- * ordered key the first receipts in enqueue order.
- */
-function checkReceipts(requests: readonly ReceivedRequest[], expected: readonly DeliveryIntent[]): number {
-  const byBody = new Map<string, ReceivedRequest[]>();
-  for (const r of requests) {
-    let list = byBody.get(r.body);
-    if (!list) byBody.set(r.body, (list = []));
-    list.push(r);
-  }
-  const missing = expected.filter((i) => !byBody.has(JSON.stringify(i.body)));
-  expect(missing.map((i) => i.body)).toEqual([]);
-  expect(byBody.size).toBe(expected.length);
-  for (const list of byBody.values()) {
-    expect(new Set(list.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    expect(new Set(list.map((r) => r.headers['idempotency-key'])).size).toBe(1);
-  }
-  const next = new Map<string, number>();
-  for (const r of requests) {
-    const body = JSON.parse(r.body) as Body;
-    if (body.key === 'unordered') continue;
-    const due = next.get(body.key) ?? 0;
-    // A repeat (seq below the next one due) is allowed; a first receipt must be the next in order.
-    if (body.seq >= due) {
-      expect({ key: body.key, seq: body.seq }).toEqual({ key: body.key, seq: due });
-      next.set(body.key, due + 1);
-    }
-  }
-  return requests.length - byBody.size;
-}
+/** The receipt checks (test/support/receipts.ts) for enqueued intents; returns the number of repeats. */
+const checkIntents = (requests: readonly ReceivedRequest[], expected: readonly DeliveryIntent[]) =>
+  checkReceipts(requests, expected.map((i) => ({ body: JSON.stringify(i.body), key: i.orderingKey ?? null })));
 
 async function outboxStates(store: Store): Promise<Record<string, number>> {
   const rows = await deliveryDb(store.db).selectFrom('delivery_outbox').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('state').execute();
@@ -154,7 +121,7 @@ describe.skipIf(!dialects.includes('postgres'))('delivery across workers on one 
     // A clean stop releases the leases: the others resume its keys without waiting for expiry.
     await engines[0]!.stop();
     await until(async () => (await outboxStates(store)).pending === undefined, 30_000, 'every delivery recorded');
-    const repeats = checkReceipts(receiver.requests, all);
+    const repeats = checkIntents(receiver.requests, all);
     expect(repeats).toBe(0);
     expect(new Set(receiver.requests.map(workerOf)).size).toBe(3);
     expect(await outboxStates(store)).toEqual({ delivered: all.length });
@@ -171,7 +138,7 @@ describe.skipIf(!dialects.includes('postgres'))('delivery across workers on one 
     await until(() => receiver.requests.length >= 18, 10_000, 'e1 delivering');
     for (const name of ['e2', 'e3']) await engineOn(await openShared(), name).start();
     await until(async () => (await outboxStates(store)).pending === undefined, 60_000, 'every delivery recorded');
-    expect(checkReceipts(receiver.requests, all)).toBe(0);
+    expect(checkIntents(receiver.requests, all)).toBe(0);
     const byWorker = new Map<string, number>();
     for (const r of receiver.requests) byWorker.set(workerOf(r), (byWorker.get(workerOf(r)) ?? 0) + 1);
     console.log(`rebalanced: deliveries per worker ${JSON.stringify(Object.fromEntries(byWorker))}`);
@@ -255,7 +222,7 @@ describe.skipIf(!dialects.includes('postgres'))('delivery across workers on one 
     const second = await killMidDelivery();
 
     await until(async () => (await outboxStates(store)).pending === undefined, 90_000, 'every delivery recorded');
-    const repeats = checkReceipts(receiver.requests, all);
+    const repeats = checkIntents(receiver.requests, all);
     console.log(`cluster delivery: ${all.length} webhooks, ${receiver.requests.length} requests, ${repeats} repeats (killed mid-delivery: ${first.name}, ${second.name})`);
     for (const killed of [first, second]) {
       // The attempt cut by the kill was never recorded: another worker sent it again, with the same

@@ -2,6 +2,7 @@
 // invoice, rebuilt at start and moved when a sooner invoice is created. A sweep waits until the
 // matcher has applied every event already in the log, so a payment that made it on chain in time
 // is counted before its invoice can expire.
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import { countEvents, queueWebhooks, saveInvoices, type InvoiceEvent, type LedgerDeps } from './ledger.js';
@@ -23,6 +24,8 @@ export interface ExpiryDeps extends LedgerDeps {
   matcherCaughtUp(): boolean;
   /** Called after each committed sweep that changed invoices. */
   afterCommit?(events: InvoiceEvent[]): void;
+  /** Checks in the sweep's transaction that this process still leads (a cluster's fence, EventLog.fence). */
+  fence?(trx: Kysely<any>): Promise<void>;
 }
 
 export class ExpiryTimer {
@@ -68,6 +71,8 @@ export class ExpiryTimer {
       for (;;) {
         const nowSec = Math.floor(this.deps.now() / 1000);
         const events = await this.deps.store.db.transaction().execute(async (trx) => {
+          // a deposed leader's sweep rolls back: the new leader's expires the same invoices
+          await this.deps.fence?.(trx);
           const due = await dueInvoices(trx, nowSec, SWEEP_BATCH);
           if (due.length === 0) return [];
           const payments = await paymentsOf(trx, due.map((i) => i.id));

@@ -53,6 +53,7 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
     now: ctx.now,
     matcherCaughtUp: caughtUp,
     afterCommit: () => engine.notify(),
+    fence: ctx.events.fence?.bind(ctx.events),
   });
   const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, changes: ctx.changes, usdtMaster, testOnly, now: ctx.now });
 

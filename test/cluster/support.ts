@@ -1,10 +1,14 @@
-// Real `tonwatch serve` processes in a cluster on one PostgreSQL schema, following the replay chain,
-// and SSE clients that follow a node and move to another when theirs goes away.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Real `tonwatch serve` processes in a cluster on one PostgreSQL schema, following the replay chain
+// (or a standalone `tonwatch devnet serve` over the liteserver protocol), and SSE clients that follow
+// a node and move to another when theirs goes away.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { spawnService, type SpawnedService } from '../support/service.js';
+import { run as devnetCli } from '../../src/cli/commands/devnet.js';
+import { runCli } from '../support/cli.js';
+import { ROOT, spawnService, type SpawnedService } from '../support/service.js';
 import { openRawStream, type RawStream } from '../support/streaming.js';
 import { PG_URL, uniqueSchema } from '../support/stores.js';
 
@@ -60,6 +64,46 @@ export async function startNode(db: ClusterDb, name: string, adminKey: string, e
   });
   void spawned.exited.then(() => rmSync(dataDir, { recursive: true, force: true }));
   return { ...spawned, name };
+}
+
+export interface DevnetServe extends SpawnedService {
+  /** A global.config.json for its liteserver, written by `tonwatch devnet global-config`. */
+  globalConfig: string;
+}
+
+/** Runs `tonwatch devnet serve` in a child process (its liteserver on a free loopback port) and writes its global config. */
+export async function startDevnetServe(env: Record<string, string> = {}): Promise<DevnetServe> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tonwatch-devnet-serve-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'devnet', 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', TONWATCH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  void exited.then(() => rmSync(dataDir, { recursive: true, force: true }));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`tonwatch devnet serve did not start in time:\n${output}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /devnet control\s+(http:\/\/\S+)\/devnet\/wallets/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`tonwatch devnet serve exited (${code}) before it ran:\n${output}`));
+    });
+  });
+  const printed = await runCli(devnetCli, ['global-config', '--url', url]);
+  if (printed.code !== 0) throw new Error(`tonwatch devnet global-config: ${printed.err}`);
+  const globalConfig = path.join(dataDir, 'devnet.global.config.json');
+  writeFileSync(globalConfig, printed.out);
+  return { child, url, dataDir, adminKey: '', output: () => output, exited, globalConfig };
 }
 
 /** SIGTERM once the process has its signal handlers (the banner follows them); resolves with the exit code. */

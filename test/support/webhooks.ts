@@ -41,6 +41,8 @@ export interface ReceiverAnswer {
   headers?: Record<string, string>;
   /** Wait this long before answering (timeouts). */
   delayMs?: number;
+  /** Answer only once this settles (a request held at the receiver while the test acts). */
+  until?: Promise<unknown>;
 }
 
 /** Decides the answer to the n-th request (0-based, counting every request). */
@@ -72,7 +74,8 @@ export class Receiver {
           res.end();
           this.waiters = this.waiters.filter((w) => (this.requests.length >= w.n ? (w.resolve(), false) : true));
         };
-        if (answer.delayMs) setTimeout(send, answer.delayMs);
+        if (answer.until) void answer.until.then(send, send);
+        else if (answer.delayMs) setTimeout(send, answer.delayMs);
         else send();
       });
     });
