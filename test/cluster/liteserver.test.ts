@@ -1,6 +1,7 @@
 // Cluster mode over the liteserver protocol: a standalone devnet (`tonwatch devnet serve`, a child
 // process) is the chain, and two `tonwatch serve` processes with every role follow it through its
-// liteserver (TONWATCH_CHAIN=liteserver, the global config `tonwatch devnet global-config` prints).
+// liteserver (TONWATCH_CHAIN=liteserver, the global config `tonwatch devnet global-config` prints) at the
+// default trust level, secure.
 // The leader is SIGKILLed while a devnet transfer is on its way; the other takes over from the
 // committed cursor: every block once and in order, the transfer's transaction in the log once.
 import { randomBytes } from 'node:crypto';
@@ -24,8 +25,8 @@ describe.runIf(dialects.includes('postgres'))('a cluster following a standalone 
   it('the leader SIGKILLed: the other takes over, no gap or duplicate in the log, a devnet transfer in it once', async () => {
     devnet = await startDevnetServe({ TONWATCH_BLOCK_INTERVAL_MS: '400' });
     db = await clusterDb();
-    // `secure` would need a key block to start from: fast, named so a change of the default does not change this test
-    const liteserver = { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: devnet.globalConfig, TONWATCH_TRUST: 'fast', TONWATCH_NETWORK: 'testnet' };
+    // the default trust level, secure: every node walks the devnet's validator signatures from its init block (block 1)
+    const liteserver = { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: devnet.globalConfig, TONWATCH_NETWORK: 'testnet' };
     nodes.push(...(await Promise.all([startNode(db, 'a', adminKey, liteserver), startNode(db, 'b', adminKey, liteserver)])));
     const leaderNow = async () => {
       const facts = await Promise.all(nodes.filter((n) => n.child.exitCode === null).map(async (n) => [n, await followerFacts(n)] as const));
@@ -52,6 +53,9 @@ describe.runIf(dialects.includes('postgres'))('a cluster following a standalone 
     const [{ taken_at }] = await db.query<{ taken_at: string }>('select taken_at from leadership');
     console.log(`cluster on liteservers: leader killed → new leader elected in ${Number(taken_at) - killedAt} ms → next block published in ${Number(at) - killedAt} ms (devnet blocks every 400 ms)`);
     expect((await followerFacts(survivor)).leader).toBe(true);
+    // the new leader believes the devnet's head on validator signatures (the devnet's init block is key block 1)
+    const chainCheck = ((await (await fetch(`${survivor.url}/readyz`)).json()) as any).checks.chain;
+    expect(chainCheck.trust).toMatchObject({ level: 'secure', alarm: null, key_block: { seqno: expect.any(Number) } });
     expect(await db.query('select term from leadership')).toEqual([{ term: '2' }]);
 
     // the transfer reached the log (bob's transaction carries the comment), and a few blocks more
