@@ -61,6 +61,7 @@ export function liteserverHealth(status: LiteserverStatusView): HealthReport {
       failures: s.failures,
       timeouts: s.timeouts,
       disproven: s.disproven,
+      withheld: s.withheld,
       reconnects: s.reconnects,
       ...(s.lastError ? { last_error: s.lastError } : {}),
     })),
@@ -72,6 +73,7 @@ const COUNTERS: Array<[keyof ServerCounters, string]> = [
   ['failures', 'Failed queries (errors, timeouts, disproven replies) per liteserver'],
   ['timeouts', 'Queries that timed out per liteserver'],
   ['disproven', 'Replies whose proof check failed per liteserver (the server is demoted)'],
+  ['withheld', 'Blocks a liteserver refused while its head and history show it has them (the server is demoted)'],
   ['reconnects', 'Reconnections per liteserver'],
 ];
 

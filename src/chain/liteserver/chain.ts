@@ -104,13 +104,16 @@ export class LiteserverChain implements ChainSource {
       record: this.options.record ?? this.options.poolOptions?.record,
       onEvent: (e) => {
         if (e.type === 'head' || e.type === 'connected') this.heads?.offer(e.server);
+        // The one place demotions are logged, whoever demoted (the walk, proven reads, the trust level).
+        if (e.type === 'demoted') log('warn', `liteserver ${e.server} demoted (${e.kind}): ${e.reason}`, { server: e.server, kind: e.kind, reason: e.reason });
+        if (e.type === 'failure') log('debug', `liteserver ${e.server}: ${e.method} failed: ${e.reason}`, { server: e.server, method: e.method });
         this.options.poolOptions?.onEvent?.(e);
       },
     });
     this.pool = pool;
     const trust = this.options.trust;
     this.trust = trust === 'fast' ? new FastTrust({ pool, log }) : typeof trust === 'function' ? trust(pool, log) : trust;
-    this.reads = new ProvenReads(pool, log);
+    this.reads = new ProvenReads(pool);
     this.walker = new BlockWalker(pool);
     await this.trust.start();
     this.heads = new BelievedHead(pool, this.trust, this.reads, (seqno) => this.publish(seqno), log);
@@ -379,13 +382,20 @@ export class LiteserverChain implements ChainSource {
     return walker.trusted(await reads.masterchainId(seqno, head));
   }
 
+  /**
+   * Whether some server still has masterchain block `seqno`. Gone only when servers answered and every one
+   * said "not in db" (651); no server reachable, or one failing otherwise, is an outage: it throws, so the
+   * search fails rather than taking a dead network for pruned history.
+   */
   private async available(seqno: number): Promise<boolean> {
     try {
       await this.started().pool.query('lookupBlock', { mode: 1, id: { workchain: -1, shard: MC_SHARD, seqno } }, { minSeqno: seqno });
       return true;
     } catch (err) {
-      if (err instanceof LitePoolUnavailableError || (err instanceof LiteServerError && err.code === LiteErrorCode.notReady)) return false;
-      throw err;
+      const gone = (e: unknown) => e instanceof LiteServerError && e.code === LiteErrorCode.notReady;
+      if (gone(err)) return false;
+      if (err instanceof LitePoolUnavailableError && err.failures.length > 0 && err.failures.every((f) => gone(f.error))) return false;
+      throw new Error(`the search for the oldest available block stopped at masterchain block ${seqno}: ${(err as Error).message}`, { cause: err });
     }
   }
 }

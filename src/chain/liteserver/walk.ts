@@ -3,7 +3,8 @@
 // lookupBlock's header proof, the full block's root and file hash, its prev_ref to n−1; then each new shard
 // top from its shard_hashes, walked back through prev_ref (splits and merges) to the tops of n−1, each
 // block checked against the hashes its child (or the ShardDescr) names. A walk stays on one server; a
-// reply that fails a check demotes that server and the walk starts again on another.
+// reply that fails a check demotes that server and the walk starts again on another. A server that refuses
+// a block it must have (withheld.ts) is demoted too, while the pool fails over to another.
 import type { Cell } from '@ton/core';
 import type { BlockHeader, FinalizedBlock, SourcedTransaction } from '../model.js';
 import { decodeBlock, type DecodedBlock } from '../decode/block.js';
@@ -14,6 +15,7 @@ import { describeBlock, shardIdHex, type BlockRef } from './trust/block-ref.js';
 import { checkBlockHeaderProof, checkFullBlock, checkPrevLinks, parentShards } from './trust/blocks.js';
 import { ProofError } from './trust/errors.js';
 import { hashHex } from './trust/merkle.js';
+import { queryExisting } from './withheld.js';
 
 const MC_SHARD = -(1n << 63n);
 
@@ -91,15 +93,16 @@ export class BlockWalker {
   /** Reads masterchain block `id` (already trusted) for its shard tops: the `prev` of a walk that starts there. */
   async trusted(id: BlockRef): Promise<TrustedMasterchain> {
     if (id.fileHash === undefined) throw new Error(`a trusted block needs its file hash: ${describeBlock(id)}`);
-    const { response, server } = await this.pool.queryWithServer('getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned });
+    const { response, server } = await queryExisting(this.pool, 'getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned }, { mcSeqno: id.seqno, what: `block ${describeBlock(id)}` });
     const block = this.checked(server, () => checkFullBlock(response.data, id, 'mc'));
     return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
   }
 
   private async walk(n: number, prev: TrustedMasterchain, expected?: BlockIdExt): Promise<WalkedBlock> {
     let server = this.pinned;
-    const ask: Ask = async (method, request, minSeqno) => {
-      const r = await this.pool.queryWithServer(method, request as never, { minSeqno, prefer: server });
+    const ask: Ask = async (method, request, minSeqno, what) => {
+      // Every block a walk asks for exists: block n is under the believed head, shard blocks are named by proven hashes.
+      const r = await queryExisting(this.pool, method, request as never, { minSeqno, prefer: server }, { mcSeqno: minSeqno, what });
       server = r.server; // the walk stays where the answers come from (the pool may have failed over)
       return r;
     };
@@ -132,7 +135,7 @@ export class BlockWalker {
 
   /** Which block is masterchain block n, as a server says and its header proof shows. */
   private async lookup(ask: Ask, n: number): Promise<BlockIdExt> {
-    const looked = await ask('lookupBlock', { mode: 1, id: { workchain: -1, shard: MC_SHARD, seqno: n } }, n);
+    const looked = await ask('lookupBlock', { mode: 1, id: { workchain: -1, shard: MC_SHARD, seqno: n } }, n, `masterchain block ${n}`);
     const header = looked.response as { id: BlockIdExt; headerProof: Buffer };
     const id = header.id;
     this.checked(looked.server, () => checkBlockHeaderProof(header.headerProof, id, 'mc.header'));
@@ -169,7 +172,7 @@ export class BlockWalker {
   /** getBlock checked against `id`'s root and file hash, decoded with the committing masterchain seqno. */
   private async fetchBlock(ask: Ask, id: BlockIdExt | BlockRef, n: number, check: string) {
     const tl = tlId(id);
-    const { response, server } = await ask('getBlock', { id: tl }, n);
+    const { response, server } = await ask('getBlock', { id: tl }, n, `block ${describeBlock(tl)}`);
     const data = (response as { data: Buffer }).data;
     const block = this.checked(server, () => checkFullBlock(data, tl, check));
     const decoded = this.checked(server, () => decodeProven(block.block, hashHex(tl.fileHash), n, check));
@@ -187,7 +190,8 @@ export class BlockWalker {
   }
 }
 
-type Ask = (method: 'lookupBlock' | 'getBlock', request: object, minSeqno: number) => Promise<{ response: unknown; server: string }>;
+/** A query of the walk: `minSeqno` is the masterchain block that commits what it asks for, `what` names it. */
+type Ask = (method: 'lookupBlock' | 'getBlock', request: object, minSeqno: number, what: string) => Promise<{ response: unknown; server: string }>;
 
 /** decodeBlock of a proven root; a layout the decoders refuse is a malformed reply. */
 function decodeProven(root: Cell, fileHash: string, n: number, check: string): DecodedBlock {

@@ -7,7 +7,8 @@ import type { BlockIdExt, LiteMethodName } from '../tl/lite-api.js';
 import type { SignatureSet } from '../tl/lite-types.js';
 import type { LiteServerMethods } from '../transport/adnl-server.js';
 import type { ArchivedBlock, BlockArchive } from '../server/archive.js';
-import { ArchiveLiteServer, tlBlockId, type ArchiveLiteServerOptions } from '../server/archive-server.js';
+import { ArchiveLiteServer, tlBlockId, type ArchiveLiteServerOptions, type IndexedBlock } from '../server/archive-server.js';
+import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';
 import { acceptExternalMessage } from '../server/messages.js';
 import { multiRootBoc } from '../server/proof-builder.js';
 import { serveLibraries } from './serve-libraries.js';
@@ -34,6 +35,11 @@ export interface SyntheticLiteServerOptions extends ArchiveLiteServerOptions {
   blockProof?: (headSeqno: () => number) => NonNullable<LiteServerMethods['getBlockProof']>;
   /** Serve these library cells for getLibraries instead of the state's (a liar's wrong cell, a library the chain lacks). */
   libraries?: Cell[];
+  /**
+   * Keep no block that a masterchain block below this seqno commits, answering 651 for it: an honest node
+   * that has pruned its oldest blocks (not a lie).
+   */
+  prunedBelow?: number;
 }
 
 /** Over a SyntheticChain by default; any BlockArchive (e.g. a devnet's) can be served with the same lies. */
@@ -43,6 +49,7 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
   /** Method names of the queries answered (or refused), in order. */
   readonly calls: LiteMethodName[] = [];
   private readonly lie: LyingModes;
+  private readonly prunedBelow: number;
 
   constructor(
     readonly chain: A,
@@ -50,6 +57,7 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
   ) {
     super(chain, { ...options, head: Math.min(options.head ?? chain.masterchainSeqno, options.lie?.withholdAbove ?? Infinity) });
     this.lie = options.lie ?? {};
+    this.prunedBelow = options.prunedBelow ?? 0;
     const sink = options.messages;
     const honest = this.methods;
     honest.sendMessage = async ({ body }) => {
@@ -70,6 +78,12 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
 
   protected override cap(seqno: number): number {
     return Math.min(super.cap(seqno), this.lie.withholdAbove ?? Infinity);
+  }
+
+  protected override find(workchain: number, shard: bigint | string, seqno: number): IndexedBlock {
+    const found = super.find(workchain, shard, seqno);
+    if (found.mcSeqno < this.prunedBelow) throw new LiteServerError(LiteErrorCode.notReady, `block (${workchain},${seqno}) is not in db (pruned)`);
+    return found;
   }
 
   protected override withheld(id: { workchain: number; shard: bigint; seqno: number }): boolean {

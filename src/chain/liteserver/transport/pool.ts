@@ -36,13 +36,18 @@ export type PoolEvent =
   | { type: 'disconnected'; server: string; reason: string; retryInMs: number }
   | { type: 'head'; server: string; seqno: number }
   | { type: 'failure'; server: string; method: LiteMethodName; reason: string }
-  | { type: 'demoted'; server: string; reason: string };
+  | { type: 'demoted'; server: string; reason: string; kind: DemotionKind };
+
+/** Why a server was demoted: a reply failed its proof check, or it refused a block it must have. */
+export type DemotionKind = 'disproven' | 'withheld';
 
 export interface ServerCounters {
   queries: number;
   failures: number;
   timeouts: number;
   disproven: number;
+  /** Blocks refused ("not in db") that the server's own head and history say it has. */
+  withheld: number;
   reconnects: number;
 }
 
@@ -73,12 +78,19 @@ export interface PoolQueryOptions extends LiteQueryOptions {
   exclude?: readonly string[];
 }
 
-/** No server could answer: `status` says why for each one. */
+/** One server's failed attempt at a query (before another answered, or none could). */
+export interface QueryFailure {
+  server: string;
+  error: Error;
+}
+
+/** No server could answer: `status` says why for each one, `failures` what each server asked answered. */
 export class LitePoolUnavailableError extends Error {
   override readonly name = 'LitePoolUnavailableError';
   constructor(
     message: string,
     readonly status: PoolStatus,
+    readonly failures: readonly QueryFailure[] = [],
   ) {
     super(message);
   }
@@ -99,7 +111,7 @@ class Member {
   demotedUntil = 0;
   lastError?: string;
   nextDelayMs: number;
-  readonly counters: ServerCounters = { queries: 0, failures: 0, timeouts: 0, disproven: 0, reconnects: 0 };
+  readonly counters: ServerCounters = { queries: 0, failures: 0, timeouts: 0, disproven: 0, withheld: 0, reconnects: 0 };
 
   constructor(readonly config: PoolServer, minDelayMs: number) {
     this.name = `${config.host}:${config.port}`;
@@ -161,28 +173,33 @@ export class LitePool implements LiteTransport {
   }
 
   /**
-   * Marks a server's reply as disproven (the proof layer calls this): it is counted, logged through
-   * onEvent, and the server is asked only when no other can answer, for `demoteForMs`.
+   * Marks a server's reply as disproven, or a block it refused as withheld (the proof layer and the walk
+   * call this): it is counted, reported through onEvent, and the server is asked only when no other can
+   * answer, for `demoteForMs`.
    */
-  demote(server: string, reason: string): void {
+  demote(server: string, reason: string, kind: DemotionKind = 'disproven'): void {
     const m = this.members.find((x) => x.name === server);
     if (!m) return;
-    m.counters.disproven++;
+    m.counters[kind]++;
     m.demotedUntil = Date.now() + (this.options.demoteForMs ?? 5 * 60_000);
-    m.lastError = `disproven: ${reason}`;
-    this.emit({ type: 'demoted', server, reason });
+    m.lastError = `${kind}: ${reason}`;
+    this.emit({ type: 'demoted', server, reason, kind });
   }
 
   async query<M extends LiteMethodName>(method: M, request: RequestOf<M>, options: PoolQueryOptions = {}): Promise<ResponseOf<M>> {
     return (await this.queryWithServer(method, request, options)).response;
   }
 
-  /** Like query, and says which server answered (so a disproven reply can be demoted). */
+  /**
+   * Like query, and says which server answered (so a disproven reply can be demoted) and which servers
+   * failed before it (so a refused block can be judged).
+   */
   async queryWithServer<M extends LiteMethodName>(
     method: M, request: RequestOf<M>, options: PoolQueryOptions = {},
-  ): Promise<{ response: ResponseOf<M>; server: string }> {
+  ): Promise<{ response: ResponseOf<M>; server: string; failures: QueryFailure[] }> {
     const tried = new Set<Member>();
     const errors: string[] = [];
+    const failures: QueryFailure[] = [];
     const deadline = Date.now() + (options.timeoutMs ?? this.options.queryTimeoutMs ?? 10_000) + (options.wait?.timeoutMs ?? 0);
     for (;;) {
       if (this.closed) throw new LitePoolUnavailableError('liteserver pool is closed', this.status());
@@ -199,7 +216,7 @@ export class LitePool implements LiteTransport {
         const s = this.status();
         const detail = [...errors, ...s.servers.filter((x) => !errors.some((e) => e.startsWith(x.server)))
           .map((x) => `${x.server} ${x.state}${x.head ? ` at ${x.head.seqno}` : ''}${x.lastError ? `: ${x.lastError}` : ''}`)];
-        throw new LitePoolUnavailableError(`no liteserver${need} could answer ${method} (${detail.join('; ')})`, s);
+        throw new LitePoolUnavailableError(`no liteserver${need} could answer ${method} (${detail.join('; ')})`, s, failures);
       }
       tried.add(m);
       m.counters.queries++;
@@ -207,7 +224,7 @@ export class LitePool implements LiteTransport {
       try {
         const response = await m.client!.query(method, request, options);
         if (!options.wait) m.observeLatency(performance.now() - started);
-        return { response, server: m.name };
+        return { response, server: m.name, failures };
       } catch (e) {
         if (!worthFailover(e)) throw e;
         const reason = (e as Error).message;
@@ -215,6 +232,7 @@ export class LitePool implements LiteTransport {
         if (e instanceof AdnlError && e.kind === 'timeout') m.counters.timeouts++;
         m.lastError = reason;
         errors.push(`${m.name}: ${reason}`);
+        failures.push({ server: m.name, error: e as Error });
         this.emit({ type: 'failure', server: m.name, method, reason });
       }
     }

@@ -16,7 +16,7 @@ const KEEP_BELOW_HEAD = 64;
 /** Seqnos of reports kept at most. */
 const MAX_SEQNOS_KEPT = 256;
 
-export type TrustLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
+export type TrustLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
 
 export interface FastTrustOptions {
   pool: Pick<LitePool, 'queryWithServer' | 'status' | 'demote'>;
