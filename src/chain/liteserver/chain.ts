@@ -40,6 +40,11 @@ export interface LiteserverChainOptions {
   /** Floor of getOldestAvailableSeqno (default 2: block 1 cannot be walked); where the follower starts is its own setting. */
   startSeqno?: number;
   record?: QueryRecorder;
+  /**
+   * How to reach each configured server instead of ADNL over TCP: an in-process handler
+   * (`InProcessTransport`), a recorded session (`ReplayTransport`).
+   */
+  transport?: LitePoolOptions['connect'];
   log?: TrustLog;
   poolOptions?: Partial<LitePoolOptions>;
   /** How long getMasterchainHead waits for the first believed head before it throws (default 15 s). */
@@ -102,6 +107,7 @@ export class LiteserverChain implements ChainSource {
       ...this.options.poolOptions,
       servers: this.options.config.liteservers,
       record: this.options.record ?? this.options.poolOptions?.record,
+      connect: this.options.transport ?? this.options.poolOptions?.connect,
       onEvent: (e) => {
         if (e.type === 'head' || e.type === 'connected') this.heads?.offer(e.server);
         // The one place demotions are logged, whoever demoted (the walk, proven reads, the trust level).

@@ -98,17 +98,7 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
   }
 
   protected override blockBoc(b: ArchivedBlock): Buffer {
-    if (!this.lie.forgeBlock?.(tlBlockId(b))) return b.boc;
-    // The same block with one bit of its header flipped: a well-formed BoC of a block that was never made.
-    const info = b.root.refs[0]!;
-    const bits = info.bits;
-    const i = 32 + 8; // in the flags after the tag
-    const flipped = beginCell();
-    for (let k = 0; k < bits.length; k++) flipped.storeBit(k === i ? !bits.at(k) : bits.at(k));
-    for (const r of info.refs) flipped.storeRef(r);
-    const root = beginCell().storeBits(b.root.bits);
-    b.root.refs.forEach((r, k) => root.storeRef(k === 0 ? flipped.endCell() : r));
-    return root.endCell().toBoc({ idx: false, crc32: true });
+    return this.lie.forgeBlock?.(tlBlockId(b)) ? forgedBlockBoc(b.root) : b.boc;
   }
 
   protected override proofBoc(method: LiteMethodName, roots: Cell[]): Buffer {
@@ -117,9 +107,21 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
   }
 }
 
+/** The same block with one bit of its header flipped: a well-formed BoC of a block that was never made. */
+export function forgedBlockBoc(block: Cell): Buffer {
+  const info = block.refs[0]!;
+  const bits = info.bits;
+  const i = 32 + 8; // in the flags after the tag
+  const flipped = beginCell();
+  for (let k = 0; k < bits.length; k++) flipped.storeBit(k === i ? !bits.at(k) : bits.at(k));
+  for (const r of info.refs) flipped.storeRef(r);
+  const root = beginCell().storeBits(block.bits);
+  block.refs.forEach((r, k) => root.storeRef(k === 0 ? flipped.endCell() : r));
+  return root.endCell().toBoc({ idx: false, crc32: true });
+}
 
 /** The tree with one bit flipped in the first pruned hash found: hashes up to the root change with it. */
-function tamperPruned(cell: Cell): Cell {
+export function tamperPruned(cell: Cell): Cell {
   if (cell.isExotic && cell.bits.length === 8 + 8 + 256 + 16) {
     const b = beginCell();
     for (let k = 0; k < cell.bits.length; k++) b.storeBit(k === 16 + 7 ? !cell.bits.at(k) : cell.bits.at(k));

@@ -1,11 +1,11 @@
-// A pool of liteservers: one ADNL connection each, each tracking its own masterchain head with
+// A pool of liteservers: one connection each (ADNL over TCP unless `connect` says otherwise), each tracking its own masterchain head with
 // waitMasterchainSeqno long-polls. A query goes to the fastest server whose head covers the seqno
 // it needs, and fails over to the next on a timeout, a dropped connection or a "not ready" error.
 // Every server is tried at most once per query, so a dead network is an error, never a loop.
 import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';
 import type { BlockIdExt, LiteMethodName, RequestOf, ResponseOf } from '../tl/lite-api.js';
 import { AdnlClient } from './adnl.js';
-import { AdnlError, type LiteQueryOptions, type LiteTransport, type QueryRecorder } from './types.js';
+import { AdnlError, type LiteConnection, type LiteQueryOptions, type LiteTransport, type QueryRecorder } from './types.js';
 
 export interface PoolServer {
   host: string;
@@ -27,9 +27,26 @@ export interface LitePoolOptions {
   /** How long a demoted server is used only when no other can answer. */
   demoteForMs?: number;
   record?: QueryRecorder;
+  /**
+   * Opens the connection to one server; default ADNL over TCP. Another kind (an in-process handler, a
+   * replayed recording) takes the pool's timeouts and `record` as it can.
+   */
+  connect?: (server: PoolServer, settings: ConnectSettings) => Promise<LiteConnection>;
   /** Every head change, failure, demotion and (dis)connection, for /metrics and logs. */
   onEvent?: (event: PoolEvent) => void;
 }
+
+/** What the pool hands `connect` for each connection. */
+export interface ConnectSettings {
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
+  pingIntervalMs?: number;
+  record?: QueryRecorder;
+}
+
+/** The default connection: ADNL over TCP to the server's address, with its key. */
+export const adnlConnect = (server: PoolServer, settings: ConnectSettings): Promise<LiteConnection> =>
+  AdnlClient.connect({ host: server.host, port: server.port, publicKey: server.publicKey, ...settings });
 
 export type PoolEvent =
   | { type: 'connected'; server: string }
@@ -105,7 +122,7 @@ function worthFailover(e: unknown): boolean {
 class Member {
   readonly name: string;
   state: ServerStatus['state'] = 'connecting';
-  client?: AdnlClient;
+  client?: LiteConnection;
   head?: BlockIdExt;
   latencyMs?: number;
   demotedUntil = 0;
@@ -266,9 +283,9 @@ export class LitePool implements LiteTransport {
       this.notify();
       try {
         const started = performance.now();
-        const client = await AdnlClient.connect({
-          host: m.config.host, port: m.config.port, publicKey: m.config.publicKey, connectTimeoutMs: this.options.connectTimeoutMs,
-          queryTimeoutMs: this.options.queryTimeoutMs, pingIntervalMs: this.options.pingIntervalMs, record: this.options.record,
+        const client = await (this.options.connect ?? adnlConnect)(m.config, {
+          connectTimeoutMs: this.options.connectTimeoutMs, queryTimeoutMs: this.options.queryTimeoutMs,
+          pingIntervalMs: this.options.pingIntervalMs, record: this.options.record,
         });
         if (this.closed) return void (await client.close());
         m.client = client;
