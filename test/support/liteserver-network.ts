@@ -48,6 +48,21 @@ export interface LiteserverNetworkOptions {
   lie?: Record<number, LyingModes>;
 }
 
+/**
+ * Makes `x`'s fake answer every query `ms` later while `until()` is false, so a pool (fastest first) asks the
+ * other servers first — a liar — until the test has seen it caught; after that no delay.
+ */
+export function answerLateUntil<T extends { fake: SyntheticLiteServer }>(x: T, until: () => boolean, ms = 150): T {
+  const methods = x.fake.methods as Record<string, (r: unknown) => unknown>;
+  for (const [name, fn] of Object.entries(methods)) {
+    methods[name] = async (r: unknown) => {
+      if (!until()) await new Promise((res) => setTimeout(res, ms));
+      return fn(r);
+    };
+  }
+  return x;
+}
+
 const MC_SHARD = -9223372036854775808; // JSON writes the masterchain shard as this literal, as ton.org's configs do
 
 /** The global.config.json listing `servers`, anchored on the chain's zero state. */

@@ -10,7 +10,7 @@ import type { BlockHeader, FinalizedBlock, SourcedTransaction } from '../model.j
 import { decodeBlock, type DecodedBlock } from '../decode/block.js';
 import type { ShardBlockRef } from '../decode/shard-hashes.js';
 import type { BlockIdExt } from './tl/lite-api.js';
-import type { LitePool } from './transport/pool.js';
+import { LitePoolUnavailableError, type LitePool } from './transport/pool.js';
 import { describeBlock, shardIdHex, type BlockRef } from './trust/block-ref.js';
 import { checkBlockHeaderProof, checkFullBlock, checkPrevLinks, parentShards } from './trust/blocks.js';
 import { ProofError } from './trust/errors.js';
@@ -90,12 +90,31 @@ export class BlockWalker {
     throw new Error(`masterchain block ${n}: every liteserver failed a proof check (${failures.join('; ')})`);
   }
 
-  /** Reads masterchain block `id` (already trusted) for its shard tops: the `prev` of a walk that starts there. */
+  /**
+   * Reads masterchain block `id` (already trusted) for its shard tops: the `prev` of a walk that starts there.
+   * A server whose block fails the check is demoted and another is asked.
+   */
   async trusted(id: BlockRef): Promise<TrustedMasterchain> {
     if (id.fileHash === undefined) throw new Error(`a trusted block needs its file hash: ${describeBlock(id)}`);
-    const { response, server } = await queryExisting(this.pool, 'getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned }, { mcSeqno: id.seqno, what: `block ${describeBlock(id)}` });
-    const block = this.checked(server, () => checkFullBlock(response.data, id, 'mc'));
-    return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
+    const disproven: string[] = [];
+    for (;;) {
+      const { response, server } = await queryExisting(this.pool, 'getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned, exclude: disproven }, { mcSeqno: id.seqno, what: `block ${describeBlock(id)}` })
+        .catch((err) => {
+          if (err instanceof LitePoolUnavailableError && disproven.length > 0) {
+            throw new Error(`masterchain block ${id.seqno}: every liteserver that answered failed a proof check (${disproven.join(', ')}); ${err.message}`);
+          }
+          throw err;
+        });
+      try {
+        const block = this.checked(server, () => checkFullBlock(response.data, id, 'mc'));
+        return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
+      } catch (err) {
+        if (!(err instanceof WalkProofError)) throw err;
+        this.pool.demote(err.server, err.cause.message);
+        disproven.push(server);
+        if (this.pinned === server) this.pinned = undefined;
+      }
+    }
   }
 
   private async walk(n: number, prev: TrustedMasterchain, expected?: BlockIdExt): Promise<WalkedBlock> {
