@@ -75,14 +75,16 @@ export async function createLiteserverChoice(config: Config, logger: Logger): Pr
 const HEAD_WAIT_MS = 15_000;
 
 /**
- * Resolves true once a head is believed, false after `timeoutMs` or as soon as every server has failed
- * and none is up (a start with the network unreachable need not wait the whole time).
+ * Resolves true once a head is believed and its header proven (what reads are anchored on), false after
+ * `timeoutMs` or as soon as every server has failed and none is up (a start with the network unreachable
+ * need not wait the whole time).
  */
 async function headBelieved(chain: Pick<LiteserverChain, 'status'>, timeoutMs: number): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const { trust, pool } = chain.status();
-    if (trust.head) return true;
+    const { head, trust, pool } = chain.status();
+    // Not trust.head: the level believes a head a moment before its header is proven and reads can use it.
+    if (head) return true;
     if (trust.alarm || (pool.servers.length > 0 && pool.servers.every((s) => s.state !== 'up' && s.lastError !== undefined))) return false;
     if (Date.now() >= end) return false;
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiteserverChain } from '../../src/chain/liteserver/index.js';
 import { captureLogger } from '../support/app.js';
 import { spawnService, startTestService, type TestService } from '../support/service.js';
-import { answerLateUntil, startLiteserverNetwork, type LiteserverNetwork } from '../support/liteserver-network.js';
+import { refuseUntil, startLiteserverNetwork, type LiteserverNetwork } from '../support/liteserver-network.js';
 import { openRawStream, sseMessages } from '../support/streaming.js';
 import { Receiver, until } from '../support/webhooks.js';
 import { newestFirst, tonTruth } from '../support/indexer.js';
@@ -38,8 +38,8 @@ describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tonwatch-ls-e2e-'));
     network = await startLiteserverNetwork({ dir, servers: 3, lie: { [FORGER]: { forgeBlock: () => true } } });
-    // The honest servers answer late until the forger is caught, so it is asked first and caught at all.
-    for (const [i, s] of network.servers.entries()) if (i !== FORGER) answerLateUntil(s, () => disproven() > 0);
+    // The honest servers refuse blocks until the forger is caught, so it is asked, whatever the latencies.
+    for (const [i, s] of network.servers.entries()) if (i !== FORGER) refuseUntil(s, ['getBlock'], () => disproven() > 0);
     const { chain } = network;
     payer = chain.addressIn(SHARD, 1);
     merchant = chain.addressIn(SHARD, 2);

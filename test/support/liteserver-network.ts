@@ -10,6 +10,8 @@ import { SyntheticChain, type MasterchainStep } from '../../src/chain/blocks/syn
 import { decodeBlock } from '../../src/chain/decode/block.js';
 import type { AccountId, TransactionModel } from '../../src/chain/model.js';
 import { SyntheticLiteServer, type LyingModes } from '../../src/chain/liteserver/testing/synthetic-server.js';
+import { LiteErrorCode, LiteServerError } from '../../src/chain/liteserver/tl/envelope.js';
+import type { LiteMethodName } from '../../src/chain/liteserver/tl/lite-api.js';
 import { AdnlServer } from '../../src/chain/liteserver/transport/adnl-server.js';
 
 export interface NetworkServer {
@@ -49,14 +51,16 @@ export interface LiteserverNetworkOptions {
 }
 
 /**
- * Makes `x`'s fake answer every query `ms` later while `until()` is false, so a pool (fastest first) asks the
- * other servers first — a liar — until the test has seen it caught; after that no delay.
+ * Makes `x`'s fake refuse these methods (liteServer.error -400, which a pool fails over and never takes for a
+ * withheld block) while `until()` is false, so every such query reaches the liar whatever the servers'
+ * latencies or a walk's sticky server, until the test has seen it caught; after that it answers.
  */
-export function answerLateUntil<T extends { fake: SyntheticLiteServer }>(x: T, until: () => boolean, ms = 150): T {
+export function refuseUntil<T extends { fake: SyntheticLiteServer }>(x: T, refused: LiteMethodName[], until: () => boolean): T {
   const methods = x.fake.methods as Record<string, (r: unknown) => unknown>;
-  for (const [name, fn] of Object.entries(methods)) {
-    methods[name] = async (r: unknown) => {
-      if (!until()) await new Promise((res) => setTimeout(res, ms));
+  for (const name of refused) {
+    const fn = methods[name]!;
+    methods[name] = (r: unknown) => {
+      if (!until()) throw new LiteServerError(LiteErrorCode.error, `${name} refused until the liar is caught (test)`);
       return fn(r);
     };
   }

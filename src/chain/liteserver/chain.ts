@@ -378,7 +378,10 @@ export class LiteserverChain implements ChainSource {
     if (!this.pool) return 'the liteserver source is not started';
     const pool = this.pool.status();
     if (!pool.ready) return pool.reason ?? 'no liteserver is ready';
-    return this.trust?.status().waiting ?? (this.heads?.id ? null : 'no masterchain head is believed yet');
+    const trust = this.trust?.status();
+    if (trust?.waiting) return trust.waiting;
+    if (this.heads?.id) return null;
+    return trust?.head ? `masterchain block ${trust.head.seqno} is believed; its header is being proven` : 'no masterchain head is believed yet';
   }
 
   /** A proven masterchain block with its shard tops: the start of a walk. */
