@@ -504,7 +504,7 @@ function clusterProblems(config: Config): ConfigProblem[] {
     return [{ setting: 'TONWATCH_CLUSTER', message: 'TONWATCH_CLUSTER: a cluster needs PostgreSQL (set DATABASE_URL); SQLite serves one process only' }];
   }
   if (config.cluster && config.chain === 'devnet') {
-    return [{ setting: 'TONWATCH_CLUSTER', message: 'TONWATCH_CLUSTER: the embedded devnet is one process\'s own chain, which other processes cannot follow; set TONWATCH_CHAIN to a chain every process reaches (replay, or liteserver once available)' }];
+    return [{ setting: 'TONWATCH_CLUSTER', message: 'TONWATCH_CLUSTER: the embedded devnet is one process\'s own chain, which other processes cannot follow; set TONWATCH_CHAIN to a chain every process reaches (replay, or liteserver)' }];
   }
   if (!config.cluster && config.roles.length < ROLES.length) {
     return [{ setting: 'TONWATCH_ROLES', message: `TONWATCH_ROLES: a process with only some roles (${config.roles.join(',')}) is part of a cluster; set TONWATCH_CLUSTER=true (with DATABASE_URL) or leave TONWATCH_ROLES unset` }];

@@ -39,7 +39,7 @@ describe('liteserver report', () => {
     expect(listed.map((s) => s.server).sort()).toEqual([...names].sort());
     const byName = new Map(listed.map((s) => [s.server, s]));
     expect(byName.get(names[0])).toMatchObject({ state: 'up', head_seqno: 100, demoted: false, disproven: 0 });
-    expect(byName.get(names[1])).toMatchObject({ state: 'up', head_seqno: 100, demoted: true, disproven: 1, last_error: 'disproven: block 99: root hash mismatch' });
+    expect(byName.get(names[1])).toMatchObject({ state: 'up', head_seqno: 100, demoted: true, disproven: 1, withheld: 0, last_error: 'disproven: block 99: root hash mismatch' });
     expect(listed.some((s) => typeof s.latency_ms === 'number')).toBe(true);
   });
 
@@ -119,16 +119,19 @@ describe('liteserver report', () => {
     expect(first).toContain(`tonwatch_liteserver_head_seqno{server="${names[0]}"} 100`);
     expect(first).toContain(`tonwatch_liteserver_up{server="${names[1]}"} 1`);
     expect(first).toContain(`tonwatch_liteserver_disproven_total{server="${names[1]}"} 0`);
+    expect(first).toContain(`tonwatch_liteserver_withheld_total{server="${names[1]}"} 0`);
     expect(first).toContain('tonwatch_chain_trusted_head_seqno 100');
     expect(first).toContain('tonwatch_chain_lag_blocks 2');
     expect(first).toContain('tonwatch_chain_lag_seconds 7');
     expect(first).toContain('tonwatch_chain_trust_alarm 0');
     pool.demote(names[1], 'forged block');
     pool.demote(names[1], 'forged block again');
+    pool.demote(names[0], 'withheld block 98', 'withheld');
     await new Promise((r) => setTimeout(r, 150)); // past the per-scrape cache
     const second = await registry.metrics();
     expect(second).toContain(`tonwatch_liteserver_disproven_total{server="${names[1]}"} 2`);
     expect(second).toContain(`tonwatch_liteserver_up{server="${names[1]}"} 0`);
     expect(second).toContain(`tonwatch_liteserver_disproven_total{server="${names[0]}"} 0`);
+    expect(second).toContain(`tonwatch_liteserver_withheld_total{server="${names[0]}"} 1`);
   });
 });

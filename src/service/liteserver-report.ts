@@ -65,6 +65,7 @@ export function liteserverHealth(status: LiteserverStatusView): HealthReport {
       timeouts: s.timeouts,
       disproven: s.disproven,
       lagging: s.lagging,
+      withheld: s.withheld,
       reconnects: s.reconnects,
       ...trustFacts(proofs.get(s.server), trust),
       ...(s.lastError ? { last_error: s.lastError } : {}),
@@ -88,6 +89,7 @@ const COUNTERS: Array<[keyof ServerCounters, string]> = [
   ['failures', 'Failed queries (errors, timeouts, disproven replies) per liteserver'],
   ['timeouts', 'Queries that timed out per liteserver'],
   ['disproven', 'Replies whose proof check failed per liteserver (the server is demoted)'],
+  ['withheld', 'Blocks a liteserver refused while its head and history show it has them (the server is demoted)'],
   ['reconnects', 'Reconnections per liteserver'],
 ];
 
@@ -149,12 +151,12 @@ export function registerLiteserverMetrics(registry: Registry, status: () => Lite
   for (const [field, help] of COUNTERS) {
     totals(`tonwatch_liteserver_${field}_total`, help, ['server'], () => read().pool.servers.map((s) => [{ server: s.server }, s[field]]));
   }
-  // Demotions by cause: a disproven reply (a proof failed) or a lagging head (withholding), apart so neither hides the other.
+  // Demotions by cause: a disproven reply (a proof failed), a lagging head or a withheld block (withholding), apart so none hides another.
   totals(
     'tonwatch_liteserver_demotions_total',
-    'Demotions per liteserver, by reason: disproven (a reply failed its proof check) or lagging (its head lagged the best proven head by more than the limit)',
+    'Demotions per liteserver, by reason: disproven (a reply failed its proof check), lagging (its head lagged the best proven head by more than the limit) or withheld (it refused a block its head and history say it has)',
     ['server', 'reason'],
-    () => read().pool.servers.flatMap((s) => (['disproven', 'lagging'] as const).map((reason): [Record<string, string>, number] => [{ server: s.server, reason }, s[reason]])),
+    () => read().pool.servers.flatMap((s) => (['disproven', 'lagging', 'withheld'] as const).map((reason): [Record<string, string>, number] => [{ server: s.server, reason }, s[reason]])),
   );
   totals(
     'tonwatch_chain_trust_failed_proofs_total',

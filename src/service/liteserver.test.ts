@@ -1,9 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet.js';
 import { Cell } from '@ton/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAINNET_DNS_ROOT } from '../chain/profile.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { captureLogger } from '../../test/support/app.js';
+import { openTestDevnet, type TestDevnet } from '../../test/support/devnet.js';
+import { devnetProfile } from '../chain/devnet/profile.js';
+import { createLiteserverChain, type LiteserverChain } from '../chain/liteserver/index.js';
+import { ArchiveLiteServer } from '../chain/liteserver/server/archive-server.js';
+import { AdnlServer } from '../chain/liteserver/transport/adnl-server.js';
+import { MAINNET_DNS_ROOT, realNetworkProfile } from '../chain/profile.js';
 import { TRUST_ANCHORS } from '../chain/liteserver/config.js';
 import { unwrapMerkleProof } from '../chain/liteserver/trust/merkle.js';
 import { mcStateExtraOf, provenConfigParam, readShardState } from '../chain/liteserver/trust/state.js';
@@ -11,7 +19,7 @@ import { ConfigError } from '../config.js';
 import type { TrustStatus } from '../chain/liteserver/trust/head-trust.js';
 import { mcBlock } from '../../test/support/liteserver.js';
 import { mainnetFixture } from '../../test/support/proofs.js';
-import { dnsRootOfParam4, headBelieved, loadLiteserverConfig, startWarnings } from './liteserver.js';
+import { completeProfile, dnsRootOfParam4, headBelieved, loadLiteserverConfig, startWarnings } from './liteserver.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -63,10 +71,11 @@ describe('start warnings', () => {
 });
 
 describe('waiting for the first believed head at start', () => {
-  const status = (over: Partial<TrustStatus>) => ({
-    trust: { level: 'secure' as const, head: null, keyBlock: null, progress: null, waiting: 'walking', alarm: null, ...over },
-    pool: { ready: true, servers: [] },
-  });
+  const status = (over: Partial<TrustStatus>) => {
+    const trust = { level: 'secure' as const, head: null, keyBlock: null, progress: null, waiting: 'walking', alarm: null, ...over };
+    // the source's own head: the believed head once its header is proven (here at once)
+    return { head: trust.head, trust, pool: { ready: true, servers: [] } };
+  };
 
   it('gives up after the wait without a head, but not while a key-block walk moves on', async () => {
     expect(await headBelieved({ status: () => status({}) }, 300)).toBe(false);
@@ -96,4 +105,55 @@ describe('the DNS root from config param 4', () => {
   it('refuses a param 4 too short to hold an address', () => {
     expect(() => dnsRootOfParam4(Cell.EMPTY)).toThrow('config param 4 holds 0 bits, not a 256-bit address');
   });
+});
+
+describe('the network profile completed from a real chain over liteservers', () => {
+  let devnet: TestDevnet;
+  const open: { close(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    // A devnet holds real jetton masters (the assets-sdk minter and wallet code); its archive is served as
+    // liteservers over ADNL on loopback, and the liteserver source follows it like any network.
+    devnet = await openTestDevnet();
+    await devnet.chain.produceBlock();
+    await devnet.chain.produceBlock();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const x of open.splice(0).reverse()) await x.close();
+    await devnet?.close();
+  });
+
+  async function liteserverChain(): Promise<LiteserverChain> {
+    const archive = devnet.chain.archive();
+    const servers = await Promise.all([0, 1].map(() => AdnlServer.listen({ secretKey: randomBytes(32), handler: new ArchiveLiteServer(archive) })));
+    open.push(...servers);
+    const zero = archive.zeroStates().masterchain.ref;
+    const anchor = { workchain: -1, shard: -(1n << 63n), seqno: 0, rootHash: zero.rootHash, fileHash: zero.fileHash };
+    const chain = createLiteserverChain({
+      config: { liteservers: servers.map((s) => ({ ...s.address, publicKey: s.publicKey })), anchor: { zeroState: anchor, initBlock: anchor, hardforks: [] } },
+      network: 'testnet', trust: 'fast', poolOptions: { headPollMs: 500, backoff: { minMs: 50, maxMs: 200 }, pingIntervalMs: 0 },
+    });
+    open.push({ close: () => chain.stop() });
+    await chain.start();
+    return chain;
+  }
+
+  it("reads the USDT wallet code from the master's get_jetton_data, run locally on its proven state; the DNS root and the oldest block too", async () => {
+    const chain = await liteserverChain();
+    const usdt = devnet.directory.jettons.find((j) => j.key === 'usdt')!;
+    const { logger, lines } = captureLogger('info');
+    const profile = await completeProfile(chain, { ...realNetworkProfile('testnet'), usdtMaster: usdt.masterId }, logger);
+    // The wallet code the minter was deployed with, and what the devnet itself answers.
+    expect(profile.usdtWalletCodeHashes).toEqual([JettonWallet.code.hash().toString('hex')]);
+    expect(profile.usdtWalletCodeHashes).toEqual((await devnetProfile(devnet.chain)).usdtWalletCodeHashes);
+    // The devnet's masterchain state carries config params 0, 28 and 34 only: param 4 is proven absent.
+    expect(profile).toMatchObject({ network: 'testnet', usdtMaster: usdt.masterId, dnsRoot: null, oldestSeqno: 2 });
+    expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([]);
+
+    // A master that is not a jetton (a wallet: get_jetton_data does not exist) leaves the list empty.
+    const alice = devnet.directory.wallets.find((w) => w.name === 'alice')!;
+    const notJetton = await completeProfile(chain, { ...realNetworkProfile('testnet'), usdtMaster: alice.id }, logger);
+    expect(notJetton.usdtWalletCodeHashes).toEqual([]);
+  }, 60_000);
 });

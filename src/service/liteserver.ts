@@ -96,16 +96,18 @@ export async function createLiteserverChoice(config: Config, logger: Logger, cho
 const HEAD_WAIT_MS = 15_000;
 
 /**
- * Resolves true once a head is believed; false after `timeoutMs` without one, or as soon as every server has
- * failed and none is up (a start with the network unreachable need not wait the whole time). A key-block walk
- * that moves on (secure's first start, hundreds of key blocks) restarts the wait: progress is not a failure.
+ * Resolves true once a head is believed and its header proven (what reads are anchored on); false after
+ * `timeoutMs` without one, or as soon as every server has failed and none is up (a start with the network
+ * unreachable need not wait the whole time). A key-block walk that moves on (secure's first start, hundreds of
+ * key blocks) restarts the wait: progress is not a failure.
  */
-export async function headBelieved(chain: { status(): Pick<LiteserverStatus, 'trust' | 'pool'> }, timeoutMs: number): Promise<boolean> {
+export async function headBelieved(chain: { status(): Pick<LiteserverStatus, 'trust' | 'pool'> & { head: object | null } }, timeoutMs: number): Promise<boolean> {
   let end = Date.now() + timeoutMs;
   let walkedTo: number | null = null;
   for (;;) {
-    const { trust, pool } = chain.status();
-    if (trust.head) return true;
+    const { head, trust, pool } = chain.status();
+    // Not trust.head: the level believes a head a moment before its header is proven and reads can use it.
+    if (head) return true;
     if (trust.alarm || (pool.servers.length > 0 && pool.servers.every((s) => s.state !== 'up' && s.lastError !== undefined))) return false;
     if (trust.progress && trust.progress.at !== walkedTo) {
       walkedTo = trust.progress.at;

@@ -303,7 +303,7 @@ describe('tonwatch serve with secure trust: liteservers that forge links are dem
     const info = await runCli(chainCommand, ['info', '--url', service.url]);
     expect(info.out).toMatch(new RegExp(`^trust      secure: head ${head} `, 'm'));
     expect(info.out).toMatch(/^key block  \d+ \(root [0-9a-f]{8}…\): its validators sign the blocks after it$/m);
-    for (const liar of liars) expect(info.out).toMatch(new RegExp(`^  ${liar.replace(/\./g, '\\.')} .*disproven [1-9]\\d*, failed proofs [1-9]\\d*, lagging 0 DEMOTED`, 'm'));
+    for (const liar of liars) expect(info.out).toMatch(new RegExp(`^  ${liar.replace(/\./g, '\\.')} .*disproven [1-9]\\d*, withheld 0, failed proofs [1-9]\\d*, lagging 0 DEMOTED`, 'm'));
   }, 120_000);
 });
 

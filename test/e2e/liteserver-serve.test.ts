@@ -1,17 +1,19 @@
 // The whole product on the liteserver source (#19): the real service with TONWATCH_CHAIN=liteserver and
-// TONWATCH_LITESERVER_CONFIG naming two fake liteservers over real ADNL TCP on loopback, serving a synthetic
-// chain the test advances. A transfer put into the chain streams over SSE, delivers its webhook to a
-// loopback receiver, pays an invoice, and the indexer's history of the tracked address equals the
-// builder's own transactions; /readyz and /metrics show the servers and the trust level. The synthetic chain
-// here is unsigned, so these run at TONWATCH_TRUST=fast; liteserver-secure.test.ts runs `secure`, the default.
+// TONWATCH_LITESERVER_CONFIG naming three fake liteservers over real ADNL TCP on loopback, serving a synthetic
+// chain the test advances; one of them forges every block it serves. A transfer put into the chain streams
+// over SSE, delivers its webhook to a loopback receiver, pays an invoice, and the indexer's history of the
+// tracked address equals the builder's own transactions; /readyz and /metrics show the servers, the trust
+// level, and the forger caught (disproven, demoted, logged). The synthetic chain here is unsigned, so these run
+// at TONWATCH_TRUST=fast, set explicitly; liteserver-secure.test.ts runs `secure`, the default.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beginCell, type Address } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LiteserverChain } from '../../src/chain/liteserver/index.js';
 import { captureLogger } from '../support/app.js';
 import { spawnService, startTestService, type TestService } from '../support/service.js';
-import { startLiteserverNetwork, type LiteserverNetwork } from '../support/liteserver-network.js';
+import { refuseUntil, startLiteserverNetwork, type LiteserverNetwork } from '../support/liteserver-network.js';
 import { openRawStream, sseMessages } from '../support/streaming.js';
 import { Receiver, until } from '../support/webhooks.js';
 import { newestFirst, tonTruth } from '../support/indexer.js';
@@ -29,10 +31,16 @@ describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
   let merchant: Address;
   let customer: Address;
   const receivers: Receiver[] = [];
+  const FORGER = 2;
+  const { logger, lines } = captureLogger('info');
+  /** How often the service's source caught the forger so far. */
+  const disproven = () => (service?.source as LiteserverChain | undefined)?.status().disproven[network.servers[FORGER]!.name] ?? 0;
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tonwatch-ls-e2e-'));
-    network = await startLiteserverNetwork({ dir, servers: 2 });
+    network = await startLiteserverNetwork({ dir, servers: 3, lie: { [FORGER]: { forgeBlock: () => true } } });
+    // The honest servers refuse blocks until the forger is caught, so it is asked, whatever the latencies.
+    for (const [i, s] of network.servers.entries()) if (i !== FORGER) refuseUntil(s, ['getBlock'], () => disproven() > 0);
     const { chain } = network;
     payer = chain.addressIn(SHARD, 1);
     merchant = chain.addressIn(SHARD, 2);
@@ -47,9 +55,11 @@ describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
       env: {
         TONWATCH_CHAIN: 'liteserver',
         TONWATCH_LITESERVER_CONFIG: network.configFile,
-        TONWATCH_NETWORK: 'testnet', TONWATCH_TRUST: 'fast',
+        TONWATCH_NETWORK: 'testnet',
+        TONWATCH_TRUST: 'fast',
         TONWATCH_WEBHOOK_ALLOW_LOOPBACK: 'true',
       },
+      logger,
     });
   }, 60_000);
 
@@ -67,7 +77,7 @@ describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('follows the network from its head and says so in /readyz and /metrics', async () => {
+  it('follows the network from its head and says so in /readyz and /metrics; the forger is disproven, demoted and logged', async () => {
     const head = network.steps.length;
     expect(service.source.network).toBe('testnet');
     expect(service.source.identity().id).toBe(network.chain.zeroStates().masterchain.ref.rootHash.toString('hex'));
@@ -77,11 +87,25 @@ describe('tonwatch serve on liteservers (TONWATCH_CHAIN=liteserver)', () => {
     const ready = (await (await service.api('/readyz', { auth: null })).json()) as { ok: boolean; checks: Record<string, any> };
     expect(ready.checks.chain).toMatchObject({ ok: true, network: 'testnet', trust: { level: 'fast', head: { seqno: head }, alarm: null } });
     expect(ready.checks.chain.servers.map((s: { server: string }) => s.server).sort()).toEqual(network.servers.map((s) => s.name).sort());
-    for (const s of ready.checks.chain.servers) expect(s).toMatchObject({ state: 'up', head_seqno: head, disproven: 0 });
+    const forger = network.servers[FORGER]!.name;
+    for (const s of ready.checks.chain.servers) {
+      expect(s).toMatchObject({ state: 'up', head_seqno: head });
+      if (s.server === forger) expect(s).toMatchObject({ demoted: true, disproven: expect.any(Number), last_error: expect.stringMatching(/^disproven: /) });
+      else expect(s).toMatchObject({ demoted: false, disproven: 0, withheld: 0 });
+    }
+    expect(ready.checks.chain.servers.find((s: { server: string }) => s.server === forger).disproven).toBeGreaterThan(0);
     const metrics = await (await service.api('/metrics', { auth: null })).text();
     for (const s of network.servers) expect(metrics).toContain(`tonwatch_liteserver_head_seqno{server="${s.name}"} ${head}`);
+    const caught = metrics.match(new RegExp(`^tonwatch_liteserver_disproven_total\\{server="${forger.replace(/\./g, '\\.')}"\\} (\\d+)$`, 'm'));
+    expect(Number(caught?.[1])).toBeGreaterThan(0);
+    expect(metrics).toContain(`tonwatch_liteserver_up{server="${forger}"} 0`);
+    for (const s of network.servers.filter((_, i) => i !== FORGER)) expect(metrics).toContain(`tonwatch_liteserver_disproven_total{server="${s.name}"} 0`);
     expect(metrics).toContain(`tonwatch_chain_trusted_head_seqno ${head}`);
     expect(metrics).toMatch(/tonwatch_chain_lag_blocks 0/);
+    // Each demotion is one warning in the service's log, naming the server and why.
+    const warnings = lines.filter((l) => l.level === 40 && String(l.msg).startsWith(`liteserver ${forger} demoted (disproven): `));
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings[0]).toMatchObject({ component: 'liteserver', server: forger, cause: 'disproven', reason: expect.any(String) });
   });
 
   it('a transfer streams over SSE, delivers its webhook, pays an invoice, and the indexer history equals the builder\'s', async () => {

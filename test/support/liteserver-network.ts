@@ -15,6 +15,8 @@ import { serveBlockProof, type BlockProofLies } from '../../src/chain/liteserver
 import { SignedChain } from '../../src/chain/liteserver/testing/signed-chain.js';
 import { SyntheticLiteServer, type LyingModes } from '../../src/chain/liteserver/testing/synthetic-server.js';
 import type { BlockIdExt } from '../../src/chain/liteserver/tl/lite-types.js';
+import { LiteErrorCode, LiteServerError } from '../../src/chain/liteserver/tl/envelope.js';
+import type { LiteMethodName } from '../../src/chain/liteserver/tl/lite-api.js';
 import { AdnlServer } from '../../src/chain/liteserver/transport/adnl-server.js';
 
 export interface NetworkServer {
@@ -63,6 +65,23 @@ export interface LiteserverNetworkOptions {
   serves?: Record<number, SignedChain>;
   /** With `signed`: links per getBlockProof reply (default 16, as the node). */
   maxLinks?: number;
+}
+
+/**
+ * Makes `x`'s fake refuse these methods (liteServer.error -400, which a pool fails over and never takes for a
+ * withheld block) while `until()` is false, so every such query reaches the liar whatever the servers'
+ * latencies or a walk's sticky server, until the test has seen it caught; after that it answers.
+ */
+export function refuseUntil<T extends { fake: SyntheticLiteServer }>(x: T, refused: LiteMethodName[], until: () => boolean): T {
+  const methods = x.fake.methods as Record<string, (r: unknown) => unknown>;
+  for (const name of refused) {
+    const fn = methods[name]!;
+    methods[name] = (r: unknown) => {
+      if (!until()) throw new LiteServerError(LiteErrorCode.error, `${name} refused until the liar is caught (test)`);
+      return fn(r);
+    };
+  }
+  return x;
 }
 
 const MC_SHARD = -9223372036854775808; // JSON writes the masterchain shard as this literal, as ton.org's configs do

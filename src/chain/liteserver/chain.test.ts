@@ -21,6 +21,7 @@ import { multiRootBoc } from './testing/proof-builder.js';
 import { SyntheticLiteServer, type SyntheticLiteServerOptions } from './testing/synthetic-server.js';
 import { AdnlServer } from './transport/adnl-server.js';
 import { LocalTvm, parseAccount } from './tvm.js';
+import { refuseUntil } from '../../../test/support/liteserver-network.js';
 
 /** Masterchain blocks followed; the acceptance run is 200. */
 const BLOCKS = Number(process.env.WALK_BLOCKS ?? 200);
@@ -37,30 +38,16 @@ interface Served {
   name: string;
 }
 
-async function serve(s: Scenario, options: SyntheticLiteServerOptions = {}): Promise<Served> {
+async function serve(s: Scenario, options: SyntheticLiteServerOptions = {}, secretKey = randomBytes(32)): Promise<Served> {
   const fake = new SyntheticLiteServer(s.chain, options);
-  const server = await AdnlServer.listen({ secretKey: randomBytes(32), handler: fake });
+  const server = await AdnlServer.listen({ secretKey, handler: fake });
   open.push(server);
   return { fake, server, name: `${server.address.host}:${server.address.port}` };
 }
 
-/**
- * Answers every query `ms` later while `until()` is false, so the pool (fastest first) asks the liar first
- * until the test saw it caught; after that the liar is demoted or failing and no delay is needed.
- */
-function slowUntil(x: Served, until: () => boolean, ms = 150): Served {
-  const methods = x.fake.methods as Record<string, (r: unknown) => unknown>;
-  for (const [name, fn] of Object.entries(methods)) {
-    methods[name] = async (r: unknown) => {
-      if (!until()) await new Promise((res) => setTimeout(res, ms));
-      return fn(r);
-    };
-  }
-  return x;
-}
 
-/** How often `server` was disproven, or failed, so far in `chain` (0 before the chain exists). */
-const counter = (get: () => LiteserverChain | undefined, server: () => string, field: 'disproven' | 'failures') => () =>
+/** Whether `server` was disproven, withheld a block, or failed, so far in `chain` (false before the chain exists). */
+const counter = (get: () => LiteserverChain | undefined, server: () => string, field: 'disproven' | 'withheld' | 'failures') => () =>
   (get()?.status().pool.servers.find((x) => x.server === server())?.[field] ?? 0) > 0;
 
 function globalConfig(s: Scenario, servers: Served[]): GlobalConfig {
@@ -73,7 +60,7 @@ async function source(s: Scenario, servers: Served[], logs: string[] = []): Prom
   const chain = createLiteserverChain({
     config: globalConfig(s, servers), network: 'testnet', trust: 'fast', headWaitMs: 5_000,
     log: (level, msg) => logs.push(`${level}: ${msg}`),
-    // No pings: latency then comes from answers alone, which slowUntil controls.
+    // No pings: latency then comes from answers alone.
     poolOptions: { headPollMs: 1000, queryTimeoutMs: 5000, backoff: { minMs: 50, maxMs: 200 }, pingIntervalMs: 0 },
   });
   open.push({ close: () => chain.stop() });
@@ -187,34 +174,91 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
     expect(await chain.getOldestAvailableSeqno()).toBe(2);
   }, 240_000);
 
-  it('a server forging blocks is demoted and counted; the walk completes through the honest one', async () => {
+  it('a server forging blocks is demoted, counted and logged once per demotion; the walk, from its first block on, completes through the honest one', async () => {
     const forger = await serve(s, { lie: { forgeBlock: (id) => id.seqno % 10 === 3 } });
     let chain: LiteserverChain | undefined;
-    const honest = slowUntil(await serve(s), counter(() => chain, () => forger.name, 'disproven'));
-    chain = await source(s, [forger, honest]);
+    const honest = refuseUntil(await serve(s), ['getBlock'], counter(() => chain, () => forger.name, 'disproven'));
+    const logs: string[] = [];
+    chain = await source(s, [forger, honest], logs);
     await chain.getMasterchainHead();
-    expectExactly(await follow(chain, s, 20, 60), s, 20);
-    expect(chain.status().disproven[forger.name]).toBeGreaterThan(0);
+    // The first walk starts by reading block 23, which the forger forges, for its shard tops.
+    expectExactly(await follow(chain, s, 24, 60), s, 24);
+    const disproven = chain.status().disproven[forger.name]!;
+    expect(disproven).toBeGreaterThan(0);
     expect(chain.status().disproven[honest.name]).toBe(0);
     expect(chain.status().pool.servers.find((x) => x.server === forger.name)!.demoted).toBe(true);
+    // The walk's demotions reach the log (they used to go only to the pool's events), each once, as a warning.
+    const demotions = logs.filter((l) => l.includes(`liteserver ${forger.name} demoted`));
+    expect(demotions).toHaveLength(disproven);
+    for (const line of demotions) expect(line).toMatch(/^warn: liteserver \S+ demoted \(disproven\): /);
+    expect(logs.filter((l) => l.includes(`liteserver ${honest.name} demoted`))).toEqual([]);
   }, 120_000);
 
-  it('a server withholding blocks, and one that dies mid-walk, do not leave a gap or a duplicate', async () => {
-    const withholding = await serve(s, { lie: { withholdBlock: (id) => id.seqno % 4 === 1 } });
+  it('a server withholding blocks is demoted, and one that dies mid-walk is failed over: no gap, no duplicate', async () => {
+    // It withholds shard blocks, so it always serves the masterchain block before one it refuses.
+    const withholding = await serve(s, { lie: { withholdBlock: (id) => id.workchain === 0 && id.seqno % 4 === 1 } });
     let chain: LiteserverChain | undefined;
     const caught = counter(() => chain, () => withholding.name, 'failures');
-    const dying = slowUntil(await serve(s), caught, 75);
-    const honest = slowUntil(await serve(s), caught);
-    chain = await source(s, [withholding, dying, honest]);
+    const dying = refuseUntil(await serve(s), ['getBlock'], caught);
+    const honest = refuseUntil(await serve(s), ['getBlock'], caught);
+    const logs: string[] = [];
+    chain = await source(s, [withholding, dying, honest], logs);
     await chain.getMasterchainHead();
     const first = await follow(chain, s, 30, 45);
     await dying.server.close();
     const rest = await follow(chain, s, 46, 70);
     expectExactly([...first, ...rest], s, 30);
-    const w = chain.status().pool.servers.find((x) => x.server === withholding.name)!;
+    const servers = chain.status().pool.servers;
+    const w = servers.find((x) => x.server === withholding.name)!;
     expect(w.failures).toBeGreaterThan(0);
-    expect(chain.status().pool.servers.find((x) => x.server === dying.name)!.state).not.toBe('up');
+    // It claims a head far above the walk and serves the block before, yet refuses a block the chain proved: withheld.
+    expect(w).toMatchObject({ demoted: true, disproven: 0 });
+    expect(w.withheld).toBeGreaterThan(0);
+    const demotions = logs.filter((l) => l.startsWith(`warn: liteserver ${withholding.name} demoted (withheld): `));
+    expect(demotions).toHaveLength(w.withheld);
+    for (const line of demotions) expect(line).toMatch(/\(withheld\): block \(0, [0-9a-f]{16}, \d+\) refused: answered 651 \(.*\) with its head at \d+, while it serves masterchain block \d+$/);
+    expect(logs.some((l) => l.startsWith(`debug: liteserver ${withholding.name}: `) && / failed: liteserver error 651 /.test(l))).toBe(true);
+    // Dying is a failure, not a reason to demote.
+    const d = servers.find((x) => x.server === dying.name)!;
+    expect(d.state).not.toBe('up');
+    expect(d).toMatchObject({ demoted: false, withheld: 0, disproven: 0 });
+    expect(servers.find((x) => x.server === honest.name)).toMatchObject({ demoted: false, withheld: 0, disproven: 0 });
   }, 120_000);
+
+  it('getOldestAvailableSeqno over servers that pruned below N is N + 1, pruned blocks demote no one; an outage mid-search fails it and caches nothing', async () => {
+    const N = 120;
+    const keys = [randomBytes(32), randomBytes(32)];
+    const a = await serve(s, { prunedBelow: N }, keys[0]);
+    const b = await serve(s, { prunedBelow: N }, keys[1]);
+    const chain = await source(s, [a, b]);
+    await chain.getMasterchainHead();
+    // A block below N is gone from every server: refused, yet nobody is taken for a withholder.
+    await expect(chain.getFinalizedBlock(N - 10)).rejects.toThrow(/masterchain block 110 is not available from any liteserver/);
+    expect(chain.status().pool.servers.map((x) => [x.demoted, x.withheld])).toEqual([[false, 0], [false, 0]]);
+
+    // Both servers go away at the search's third lookup: that is not "pruned", and no answer is cached.
+    const ports = [a, b].map((x) => x.server.address.port);
+    let lookups = 0;
+    const honestLookups = [a, b].map((x) => x.fake.methods.lookupBlock!);
+    [a, b].forEach((x, i) => {
+      x.fake.methods.lookupBlock = async (request) => {
+        if (++lookups === 3) await Promise.all([a.server.close(), b.server.close()]);
+        return honestLookups[i]!(request);
+      };
+    });
+    await expect(chain.getOldestAvailableSeqno()).rejects.toThrow(/the search for the oldest available block stopped at masterchain block \d+: no liteserver/);
+    expect(lookups).toBeGreaterThanOrEqual(3);
+
+    // Back on their ports with their keys: the search runs again and finds the pruning point.
+    const back = await Promise.all([a, b].map((x, i) => {
+      x.fake.methods.lookupBlock = honestLookups[i]!;
+      return AdnlServer.listen({ secretKey: keys[i]!, handler: x.fake, port: ports[i] });
+    }));
+    open.push(...back);
+    while (!chain.status().pool.servers.every((x) => x.state === 'up' && x.head)) await new Promise((r) => setTimeout(r, 20));
+    expect(await chain.getOldestAvailableSeqno()).toBe(N + 1);
+    expect(await chain.getOldestAvailableSeqno()).toBe(N + 1);
+  }, 60_000);
 
   it('fast: two servers that disagree on the head are both disbelieved; a third that agrees with one settles it', async () => {
     const other = driveScenario(12, new SyntheticChain({ globalId: -218 }));
@@ -253,7 +297,7 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
   it('proven account state, history across pages and forged proofs refused', async () => {
     const tamperer = await serve(s, { lie: { tamperProof: (m) => m === 'getAccountState' } });
     let chain: LiteserverChain | undefined;
-    const honest = slowUntil(await serve(s), counter(() => chain, () => tamperer.name, 'disproven'));
+    const honest = refuseUntil(await serve(s), ['getAccountState'], counter(() => chain, () => tamperer.name, 'disproven'));
     chain = await source(s, [tamperer, honest]);
     await chain.getMasterchainHead();
     // The account with the longest history.
@@ -286,7 +330,7 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
       return { ids: [page.ids[0]!, ...page.ids.slice(2)], transactions: multiRootBoc([cells[0]!, ...cells.slice(2)]) };
     };
     let fresh: LiteserverChain | undefined;
-    slowUntil(honest, counter(() => fresh, () => truncating.name, 'disproven'));
+    refuseUntil(honest, ['getTransactions'], counter(() => fresh, () => truncating.name, 'disproven'));
     fresh = await source(s, [truncating, honest]);
     await fresh.getMasterchainHead();
     const mid = history[20]!;
@@ -305,7 +349,7 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
   it('config params proven at the head and at an older block; absent ones proven absent; a tampered proof refused', async () => {
     const liar = await serve(s, { lie: { tamperProof: (m) => m === 'getConfigParams' } });
     let chain: LiteserverChain | undefined;
-    const honest = slowUntil(await serve(s), counter(() => chain, () => liar.name, 'disproven'));
+    const honest = refuseUntil(await serve(s), ['getConfigParams'], counter(() => chain, () => liar.name, 'disproven'));
     chain = await source(s, [liar, honest]);
     await chain.getMasterchainHead();
     const config = Dictionary.loadDirect(Dictionary.Keys.Int(32), Dictionary.Values.Cell(), Cell.fromBase64(defaultConfig));
@@ -322,7 +366,7 @@ describe('liteserver chain source (fast trust) over ADNL', () => {
     const liar = await serve(s, { libraries: [beginCell().storeRef(code).endCell()] }); // another cell: wrong hash
     liar.fake.methods.getLibraries = (request) => ({ result: request.libraryList.map((hash) => ({ hash, data: beginCell().storeUint(1, 8).endCell().toBoc() })) });
     let chain: LiteserverChain | undefined;
-    const honest = slowUntil(await serve(s, { libraries: [code] }), counter(() => chain, () => liar.name, 'disproven'), 400);
+    const honest = refuseUntil(await serve(s, { libraries: [code] }), ['getLibraries'], counter(() => chain, () => liar.name, 'disproven'));
     chain = await source(s, [liar, honest]);
     await chain.getMasterchainHead();
     const result = await chain.runGetMethod(libraryWallet.wallet.address.toRawString(), 'seqno');

@@ -40,6 +40,11 @@ export interface LiteserverChainOptions {
   /** Floor of getOldestAvailableSeqno (default 2: block 1 cannot be walked); where the follower starts is its own setting. */
   startSeqno?: number;
   record?: QueryRecorder;
+  /**
+   * How to reach each configured server instead of ADNL over TCP: an in-process handler
+   * (`InProcessTransport`), a recorded session (`ReplayTransport`).
+   */
+  transport?: LitePoolOptions['connect'];
   log?: TrustLog;
   poolOptions?: Partial<LitePoolOptions>;
   /** How long getMasterchainHead waits for the first believed head before it throws (default 15 s). */
@@ -102,15 +107,19 @@ export class LiteserverChain implements ChainSource {
       ...this.options.poolOptions,
       servers: this.options.config.liteservers,
       record: this.options.record ?? this.options.poolOptions?.record,
+      connect: this.options.transport ?? this.options.poolOptions?.connect,
       onEvent: (e) => {
         if (e.type === 'head' || e.type === 'connected') this.heads?.offer(e.server);
+        // The one place demotions are logged, whoever demoted (the walk, proven reads, the trust level).
+        if (e.type === 'demoted') log('warn', `liteserver ${e.server} demoted (${e.cause}): ${e.reason}`, { server: e.server, cause: e.cause, reason: e.reason });
+        if (e.type === 'failure') log('debug', `liteserver ${e.server}: ${e.method} failed: ${e.reason}`, { server: e.server, method: e.method });
         this.options.poolOptions?.onEvent?.(e);
       },
     });
     this.pool = pool;
     const trust = this.options.trust;
     this.trust = trust === 'fast' ? new FastTrust({ pool, log }) : typeof trust === 'function' ? trust(pool, log) : trust;
-    this.reads = new ProvenReads(pool, log);
+    this.reads = new ProvenReads(pool);
     this.walker = new BlockWalker(pool);
     await this.trust.start();
     this.heads = new BelievedHead(pool, this.trust, this.reads, (seqno) => this.publish(seqno), log);
@@ -369,7 +378,10 @@ export class LiteserverChain implements ChainSource {
     if (!this.pool) return 'the liteserver source is not started';
     const pool = this.pool.status();
     if (!pool.ready) return pool.reason ?? 'no liteserver is ready';
-    return this.trust?.status().waiting ?? (this.heads?.id ? null : 'no masterchain head is believed yet');
+    const trust = this.trust?.status();
+    if (trust?.waiting) return trust.waiting;
+    if (this.heads?.id) return null;
+    return trust?.head ? `masterchain block ${trust.head.seqno} is believed; its header is being proven` : 'no masterchain head is believed yet';
   }
 
   /** A proven masterchain block with its shard tops: the start of a walk. */
@@ -379,13 +391,20 @@ export class LiteserverChain implements ChainSource {
     return walker.trusted(await reads.masterchainId(seqno, head));
   }
 
+  /**
+   * Whether some server still has masterchain block `seqno`. Gone only when servers answered and every one
+   * said "not in db" (651); no server reachable, or one failing otherwise, is an outage: it throws, so the
+   * search fails rather than taking a dead network for pruned history.
+   */
   private async available(seqno: number): Promise<boolean> {
     try {
       await this.started().pool.query('lookupBlock', { mode: 1, id: { workchain: -1, shard: MC_SHARD, seqno } }, { minSeqno: seqno });
       return true;
     } catch (err) {
-      if (err instanceof LitePoolUnavailableError || (err instanceof LiteServerError && err.code === LiteErrorCode.notReady)) return false;
-      throw err;
+      const gone = (e: unknown) => e instanceof LiteServerError && e.code === LiteErrorCode.notReady;
+      if (gone(err)) return false;
+      if (err instanceof LitePoolUnavailableError && err.failures.length > 0 && err.failures.every((f) => gone(f.error))) return false;
+      throw new Error(`the search for the oldest available block stopped at masterchain block ${seqno}: ${(err as Error).message}`, { cause: err });
     }
   }
 }

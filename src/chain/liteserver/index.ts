@@ -7,14 +7,15 @@
 //     trust: 'fast' | HeadTrust | ((pool, log) => HeadTrust),   // e.g. (pool, log) => new SecureTrust({ pool, initBlock, memory, log })
 //     startSeqno?: number,                   // floor of getOldestAvailableSeqno (default 2)
 //     record?: QueryRecorder,                // every query and reply (jsonlRecorder)
-//     log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void,
+//     transport?: (server, settings) => LiteConnection,  // instead of ADNL: InProcessTransport, ReplayTransport
+//     log?: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: object) => void,  // demotions at warn
 //     poolOptions?: Partial<LitePoolOptions>,
 //     headWaitMs?, pendingTtlMs?, sendFanout?,
 //   }): LiteserverChain                      // implements ChainSource
 //   chain.getConfigParams(params: number[], mcSeqno?): Map<param, Cell | null>   // proven; not in ChainSource
 //   chain.status(): LiteserverStatus = {
 //     network, trust: TrustStatus, pool: PoolStatus (per server: state, head, latencyMs, queries, failures,
-//     timeouts, disproven, reconnects, demoted, lastError), head: BlockHeader | null, lagBlocks, lagSeconds,
+//     timeouts, disproven, withheld, reconnects, demoted, lastError), head: BlockHeader | null, lagBlocks, lagSeconds,
 //     disproven: { [host:port]: count }, walkedSeqno, waiting: string | null (why nothing can be served now)
 //   }
 import { LiteserverChain, type LiteserverChainOptions } from './chain.js';

@@ -1,6 +1,7 @@
 // Replies the liteserver source uses, each checked before it is used: a reply that fails its check demotes
-// its server (counted as disproven, logged) and the same query goes to another. Everything is anchored on
-// a masterchain block the caller already believes (the head, or a block proven from it).
+// its server (counted as disproven; LiteserverChain logs every demotion) and the same query goes to another.
+// Everything is anchored on a masterchain block the caller already believes (the head, or a block proven
+// from it).
 import { Cell } from '@ton/core';
 import { decodeTransaction } from '../decode/transaction.js';
 import type { AccountId, BlockHeader, SourcedTransaction } from '../model.js';
@@ -14,10 +15,10 @@ import { checkBlockHeaderProof } from './trust/blocks.js';
 import { checkConfigAll } from './trust/config-all.js';
 import { checkConfigProof } from './trust/state.js';
 import { ProofError } from './trust/errors.js';
-import type { TrustLog } from './trust/fast.js';
 import { hashHex } from './trust/merkle.js';
 import { checkTransactionHistory } from './trust/transactions.js';
 import { librariesDict, libraryHashes, type TvmContext } from './tvm.js';
+import { queryExisting, type ExistingBlock } from './withheld.js';
 
 const MC_SHARD = -(1n << 63n);
 /** Proven history links remembered (getTransactions continues pages from them). */
@@ -40,19 +41,21 @@ export class ProvenReads {
   private readonly knownLinks = new Set<string>();
   private config: { seqno: number; boc: Promise<string> } | null = null;
 
-  constructor(
-    private readonly pool: LitePool,
-    private readonly log?: TrustLog,
-  ) {}
+  constructor(private readonly pool: LitePool) {}
 
   /**
    * Runs a query and its check; a reply that fails the check demotes its server and the query goes to
-   * another. Throws when every server failed or none could answer.
+   * another. Throws when every server failed or none could answer. `exists`: the block asked about is
+   * proven to exist (committed by masterchain block `mcSeqno`), so a server refusing it may be withholding.
    */
-  async query<M extends LiteMethodName, T>(method: M, request: RequestOf<M>, options: PoolQueryOptions, check: (r: ResponseOf<M>) => T): Promise<T> {
+  async query<M extends LiteMethodName, T>(
+    method: M, request: RequestOf<M>, options: PoolQueryOptions, check: (r: ResponseOf<M>) => T, exists?: ExistingBlock,
+  ): Promise<T> {
     const disproven: string[] = [];
     for (;;) {
-      const { response, server } = await this.pool.queryWithServer(method, request, { ...options, exclude: [...(options.exclude ?? []), ...disproven] }).catch((err) => {
+      const asked = { ...options, exclude: [...(options.exclude ?? []), ...disproven] };
+      const reply = exists ? queryExisting(this.pool, method, request, asked, exists) : this.pool.queryWithServer(method, request, asked);
+      const { response, server } = await reply.catch((err) => {
         if (err instanceof LitePoolUnavailableError && disproven.length > 0) {
           throw new Error(`${method}: every liteserver that answered failed a proof check (${disproven.join(', ')}); ${err.message}`);
         }
@@ -63,7 +66,6 @@ export class ProvenReads {
       } catch (err) {
         if (!(err instanceof ProofError)) throw err;
         this.pool.demote(server, `${method}: ${err.message}`);
-        this.log?.('warn', `liteserver ${server} demoted: ${err.message}`, { server, method });
         disproven.push(server);
       }
     }
@@ -77,7 +79,7 @@ export class ProvenReads {
         workchain: -1, shard: shardIdHex(id.shard), seqno: id.seqno, rootHash: hashHex(id.rootHash), fileHash: hashHex(id.fileHash),
         genUtime: info.genUtime, startLt: info.startLt, endLt: info.endLt, mcSeqno: id.seqno,
       };
-    });
+    }, { mcSeqno: id.seqno, what: `the header of the believed head ${id.seqno}` });
   }
 
   /** Masterchain block `n`'s id proven from the believed head: the head's state names it (one backward link). */
@@ -88,7 +90,7 @@ export class ProvenReads {
         if (r.id.workchain !== -1 || r.id.seqno !== n || r.id.shard !== MC_SHARD) throw new ProofError('mc.lookup', 'mismatch', `lookupBlock(${n}) answered ${describeBlock(r.id)}`);
         checkBlockHeaderProof(r.headerProof, r.id, 'mc.header');
         return r.id;
-      });
+      }, { mcSeqno: n, what: `masterchain block ${n}` });
       return await this.query('getBlockProof', { mode: 1, knownBlock: head, targetBlock: claimed }, { minSeqno: head.seqno }, (r) => {
         const held = checkBackwardProof(r, head, 'mc.backward_link');
         if (!sameBlock(held, claimed)) throw new ProofError('mc.backward_link.to', 'mismatch', `the link ends at ${describeBlock(held)}, not the block asked for`);

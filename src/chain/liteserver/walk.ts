@@ -3,17 +3,19 @@
 // lookupBlock's header proof, the full block's root and file hash, its prev_ref to n−1; then each new shard
 // top from its shard_hashes, walked back through prev_ref (splits and merges) to the tops of n−1, each
 // block checked against the hashes its child (or the ShardDescr) names. A walk stays on one server; a
-// reply that fails a check demotes that server and the walk starts again on another.
+// reply that fails a check demotes that server and the walk starts again on another. A server that refuses
+// a block it must have (withheld.ts) is demoted too, while the pool fails over to another.
 import type { Cell } from '@ton/core';
 import type { BlockHeader, FinalizedBlock, SourcedTransaction } from '../model.js';
 import { decodeBlock, type DecodedBlock } from '../decode/block.js';
 import type { ShardBlockRef } from '../decode/shard-hashes.js';
 import type { BlockIdExt } from './tl/lite-api.js';
-import type { LitePool } from './transport/pool.js';
+import { LitePoolUnavailableError, type LitePool } from './transport/pool.js';
 import { describeBlock, shardIdHex, type BlockRef } from './trust/block-ref.js';
 import { checkBlockHeaderProof, checkFullBlock, checkPrevLinks, parentShards } from './trust/blocks.js';
 import { ProofError } from './trust/errors.js';
 import { hashHex } from './trust/merkle.js';
+import { queryExisting } from './withheld.js';
 
 const MC_SHARD = -(1n << 63n);
 
@@ -96,7 +98,13 @@ export class BlockWalker {
     if (id.fileHash === undefined) throw new Error(`a trusted block needs its file hash: ${describeBlock(id)}`);
     const disproven: string[] = [];
     for (;;) {
-      const { response, server } = await this.pool.queryWithServer('getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned, exclude: disproven });
+      const { response, server } = await queryExisting(this.pool, 'getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned, exclude: disproven }, { mcSeqno: id.seqno, what: `block ${describeBlock(id)}` })
+        .catch((err) => {
+          if (err instanceof LitePoolUnavailableError && disproven.length > 0) {
+            throw new Error(`masterchain block ${id.seqno}: every liteserver that answered failed a proof check (${disproven.join(', ')}); ${err.message}`);
+          }
+          throw err;
+        });
       try {
         const block = this.checked(server, () => checkFullBlock(response.data, id, 'mc'));
         return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
@@ -104,16 +112,17 @@ export class BlockWalker {
         if (!(err instanceof WalkProofError)) throw err;
         // Without this the next start would ask the same server again (the fastest), and never get past it.
         this.pool.demote(err.server, err.cause.message);
-        disproven.push(err.server);
-        if (this.pinned === err.server) this.pinned = undefined;
+        disproven.push(server);
+        if (this.pinned === server) this.pinned = undefined;
       }
     }
   }
 
   private async walk(n: number, prev: TrustedMasterchain, expected?: BlockIdExt): Promise<WalkedBlock> {
     let server = this.pinned;
-    const ask: Ask = async (method, request, minSeqno) => {
-      const r = await this.pool.queryWithServer(method, request as never, { minSeqno, prefer: server });
+    const ask: Ask = async (method, request, minSeqno, what) => {
+      // Every block a walk asks for exists: block n is under the believed head, shard blocks are named by proven hashes.
+      const r = await queryExisting(this.pool, method, request as never, { minSeqno, prefer: server }, { mcSeqno: minSeqno, what });
       server = r.server; // the walk stays where the answers come from (the pool may have failed over)
       return r;
     };
@@ -146,7 +155,7 @@ export class BlockWalker {
 
   /** Which block is masterchain block n, as a server says and its header proof shows. */
   private async lookup(ask: Ask, n: number): Promise<BlockIdExt> {
-    const looked = await ask('lookupBlock', { mode: 1, id: { workchain: -1, shard: MC_SHARD, seqno: n } }, n);
+    const looked = await ask('lookupBlock', { mode: 1, id: { workchain: -1, shard: MC_SHARD, seqno: n } }, n, `masterchain block ${n}`);
     const header = looked.response as { id: BlockIdExt; headerProof: Buffer };
     const id = header.id;
     this.checked(looked.server, () => checkBlockHeaderProof(header.headerProof, id, 'mc.header'));
@@ -183,7 +192,7 @@ export class BlockWalker {
   /** getBlock checked against `id`'s root and file hash, decoded with the committing masterchain seqno. */
   private async fetchBlock(ask: Ask, id: BlockIdExt | BlockRef, n: number, check: string) {
     const tl = tlId(id);
-    const { response, server } = await ask('getBlock', { id: tl }, n);
+    const { response, server } = await ask('getBlock', { id: tl }, n, `block ${describeBlock(tl)}`);
     const data = (response as { data: Buffer }).data;
     const block = this.checked(server, () => checkFullBlock(data, tl, check));
     const decoded = this.checked(server, () => decodeProven(block.block, hashHex(tl.fileHash), n, check));
@@ -201,7 +210,8 @@ export class BlockWalker {
   }
 }
 
-type Ask = (method: 'lookupBlock' | 'getBlock', request: object, minSeqno: number) => Promise<{ response: unknown; server: string }>;
+/** A query of the walk: `minSeqno` is the masterchain block that commits what it asks for, `what` names it. */
+type Ask = (method: 'lookupBlock' | 'getBlock', request: object, minSeqno: number, what: string) => Promise<{ response: unknown; server: string }>;
 
 /** decodeBlock of a proven root; a layout the decoders refuse is a malformed reply. */
 function decodeProven(root: Cell, fileHash: string, n: number, check: string): DecodedBlock {

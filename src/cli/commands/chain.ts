@@ -48,7 +48,7 @@ interface ChainReport {
   lag_seconds?: number | null;
   servers?: Array<{
     server: string; state: string; head_seqno: number | null; latency_ms: number | null; demoted: boolean;
-    queries: number; failures: number; timeouts: number; disproven: number; lagging?: number; last_error?: string;
+    queries: number; failures: number; timeouts: number; disproven: number; withheld?: number; lagging?: number; last_error?: string;
     // secure trust only
     proven_seqno?: number | null; failed_proofs?: number; lagging_by?: number | null;
   }>;
@@ -174,7 +174,7 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
         s.state.padEnd(10),
         `head ${s.head_seqno ?? '-'}`.padEnd(14),
         `${s.latency_ms ?? '-'} ms`.padEnd(9),
-        `queries ${s.queries}, failures ${s.failures}, timeouts ${s.timeouts}, disproven ${s.disproven}${secure}`,
+        `queries ${s.queries}, failures ${s.failures}, timeouts ${s.timeouts}, disproven ${s.disproven}, withheld ${s.withheld ?? 0}${secure}`,
       ];
       if (s.lagging_by) facts.push(`LAGGING ${s.lagging_by} blocks behind the best proven head`);
       if (s.demoted) facts.push('DEMOTED');

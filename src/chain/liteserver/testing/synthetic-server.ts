@@ -7,7 +7,8 @@ import type { BlockIdExt, LiteMethodName } from '../tl/lite-api.js';
 import type { SignatureSet } from '../tl/lite-types.js';
 import type { LiteServerMethods } from '../transport/adnl-server.js';
 import type { ArchivedBlock, BlockArchive } from '../server/archive.js';
-import { ArchiveLiteServer, tlBlockId, type ArchiveLiteServerOptions } from '../server/archive-server.js';
+import { ArchiveLiteServer, tlBlockId, type ArchiveLiteServerOptions, type IndexedBlock } from '../server/archive-server.js';
+import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';
 import { acceptExternalMessage } from '../server/messages.js';
 import { multiRootBoc } from '../server/proof-builder.js';
 import { serveLibraries } from './serve-libraries.js';
@@ -34,6 +35,11 @@ export interface SyntheticLiteServerOptions extends ArchiveLiteServerOptions {
   blockProof?: (headSeqno: () => number) => NonNullable<LiteServerMethods['getBlockProof']>;
   /** Serve these library cells for getLibraries instead of the state's (a liar's wrong cell, a library the chain lacks). */
   libraries?: Cell[];
+  /**
+   * Keep no block that a masterchain block below this seqno commits, answering 651 for it: an honest node
+   * that has pruned its oldest blocks (not a lie).
+   */
+  prunedBelow?: number;
 }
 
 /** Over a SyntheticChain by default; any BlockArchive (e.g. a devnet's) can be served with the same lies. */
@@ -43,6 +49,7 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
   /** Method names of the queries answered (or refused), in order. */
   readonly calls: LiteMethodName[] = [];
   private readonly lie: LyingModes;
+  private readonly prunedBelow: number;
 
   constructor(
     readonly chain: A,
@@ -50,6 +57,7 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
   ) {
     super(chain, { ...options, head: Math.min(options.head ?? chain.masterchainSeqno, options.lie?.withholdAbove ?? Infinity) });
     this.lie = options.lie ?? {};
+    this.prunedBelow = options.prunedBelow ?? 0;
     const sink = options.messages;
     const honest = this.methods;
     honest.sendMessage = async ({ body }) => {
@@ -72,6 +80,12 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
     return Math.min(super.cap(seqno), this.lie.withholdAbove ?? Infinity);
   }
 
+  protected override find(workchain: number, shard: bigint | string, seqno: number): IndexedBlock {
+    const found = super.find(workchain, shard, seqno);
+    if (found.mcSeqno < this.prunedBelow) throw new LiteServerError(LiteErrorCode.notReady, `block (${workchain},${seqno}) is not in db (pruned)`);
+    return found;
+  }
+
   protected override withheld(id: { workchain: number; shard: bigint; seqno: number }): boolean {
     return this.lie.withholdBlock?.(id) ?? false;
   }
@@ -84,17 +98,7 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
   }
 
   protected override blockBoc(b: ArchivedBlock): Buffer {
-    if (!this.lie.forgeBlock?.(tlBlockId(b))) return b.boc;
-    // The same block with one bit of its header flipped: a well-formed BoC of a block that was never made.
-    const info = b.root.refs[0]!;
-    const bits = info.bits;
-    const i = 32 + 8; // in the flags after the tag
-    const flipped = beginCell();
-    for (let k = 0; k < bits.length; k++) flipped.storeBit(k === i ? !bits.at(k) : bits.at(k));
-    for (const r of info.refs) flipped.storeRef(r);
-    const root = beginCell().storeBits(b.root.bits);
-    b.root.refs.forEach((r, k) => root.storeRef(k === 0 ? flipped.endCell() : r));
-    return root.endCell().toBoc({ idx: false, crc32: true });
+    return this.lie.forgeBlock?.(tlBlockId(b)) ? forgedBlockBoc(b.root) : b.boc;
   }
 
   protected override proofBoc(method: LiteMethodName, roots: Cell[]): Buffer {
@@ -103,9 +107,21 @@ export class SyntheticLiteServer<A extends BlockArchive = SyntheticChain> extend
   }
 }
 
+/** The same block with one bit of its header flipped: a well-formed BoC of a block that was never made. */
+export function forgedBlockBoc(block: Cell): Buffer {
+  const info = block.refs[0]!;
+  const bits = info.bits;
+  const i = 32 + 8; // in the flags after the tag
+  const flipped = beginCell();
+  for (let k = 0; k < bits.length; k++) flipped.storeBit(k === i ? !bits.at(k) : bits.at(k));
+  for (const r of info.refs) flipped.storeRef(r);
+  const root = beginCell().storeBits(block.bits);
+  block.refs.forEach((r, k) => root.storeRef(k === 0 ? flipped.endCell() : r));
+  return root.endCell().toBoc({ idx: false, crc32: true });
+}
 
 /** The tree with one bit flipped in the first pruned hash found: hashes up to the root change with it. */
-function tamperPruned(cell: Cell): Cell {
+export function tamperPruned(cell: Cell): Cell {
   if (cell.isExotic && cell.bits.length === 8 + 8 + 256 + 16) {
     const b = beginCell();
     for (let k = 0; k < cell.bits.length; k++) b.storeBit(k === 16 + 7 ? !cell.bits.at(k) : cell.bits.at(k));

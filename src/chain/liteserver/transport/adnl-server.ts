@@ -2,35 +2,16 @@
 // each decoded liteServer query to a LiteServerHandler. The waitMasterchainSeqno prefix holds a query
 // until the handler's head reaches the seqno. Handler failures become liteServer.error answers.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { TLError } from '../tl/codec.js';
-import { type LiteMethodName, type RequestOf, type ResponseOf } from '../tl/lite-api.js';
-import {
-  LiteErrorCode, LiteServerError, UnknownLiteMethodError, decodeAdnlMessage, decodeLiteQuery, encodeAdnlMessage,
-  encodeLiteAnswer, encodeLiteError,
-} from '../tl/envelope.js';
+import { LiteErrorCode, LiteServerError, decodeAdnlMessage, encodeAdnlMessage } from '../tl/envelope.js';
 import {
   FrameDecoder, HANDSHAKE_BYTES, type SessionCiphers, ed25519KeyPair, encodeFrame, keyId, serverHandshake, sessionCiphers,
 } from './frame.js';
+import { answerLiteQuery, type LiteServerHandler } from './lite-handler.js';
 
-export type LiteServerMethods = {
-  [M in LiteMethodName]?: (request: RequestOf<M>) => ResponseOf<M> | Promise<ResponseOf<M>>;
-};
-
-export interface LiteServerHandler {
-  /** The methods served; one that is missing is answered with liteServer.error -400. Throw LiteServerError to choose the code. */
-  methods: LiteServerMethods;
-  /**
-   * Resolves once the served masterchain head reaches `seqno` (a query's waitMasterchainSeqno prefix).
-   * Rejecting answers the query with that error. Without it, prefixed queries are refused.
-   */
-  waitMasterchainSeqno?(seqno: number, timeoutMs: number): Promise<void>;
-}
+export { MAX_WAIT_MS, type LiteServerHandler, type LiteServerMethods } from './lite-handler.js';
 
 /** Frames read ahead of handling before the server stops reading a connection. */
 const MAX_BACKLOG_FRAMES = 1024;
-
-/** Longest wait a prefix may ask for; public liteservers refuse more than about 10 s the same way. */
-export const MAX_WAIT_MS = 60_000;
 
 export interface AdnlServerOptions {
   /** 32-byte ed25519 seed; clients connect with its public key. */
@@ -134,7 +115,7 @@ export class AdnlServer {
       else if (msg.kind === 'query') {
         const queryId = msg.queryId;
         inFlight++;
-        void this.answer(msg.query)
+        void answerLiteQuery(this.options.handler, msg.query)
           .then(
             (answer) => send(encodeAdnlMessage({ kind: 'answer', queryId, answer })),
             (e: Error) => log(`query failed: ${e.message}`),
@@ -174,36 +155,6 @@ export class AdnlServer {
       }
       pump();
     });
-  }
-
-  /** The answer bytes of one liteServer.query: the boxed reply, or a liteServer.error. */
-  private async answer(query: Buffer): Promise<Buffer> {
-    let decoded;
-    try {
-      decoded = decodeLiteQuery(query);
-    } catch (e) {
-      if (e instanceof UnknownLiteMethodError) return encodeLiteError(LiteErrorCode.protoViolation, e.message);
-      if (e instanceof TLError) return encodeLiteError(LiteErrorCode.protoViolation, `malformed query: ${e.message}`);
-      throw e;
-    }
-    const { method, request, wait } = decoded;
-    try {
-      if (wait) {
-        const waitFor = this.options.handler.waitMasterchainSeqno;
-        if (!waitFor) throw new LiteServerError(LiteErrorCode.error, 'waitMasterchainSeqno is not supported');
-        if (wait.timeoutMs > MAX_WAIT_MS || wait.timeoutMs < 0) {
-          throw new LiteServerError(LiteErrorCode.error, `waitMasterchainSeqno timeout ${wait.timeoutMs} ms is out of range (0..${MAX_WAIT_MS})`);
-        }
-        await waitFor.call(this.options.handler, wait.seqno, wait.timeoutMs);
-      }
-      const fn = this.options.handler.methods[method] as ((r: unknown) => unknown) | undefined;
-      if (!fn) throw new LiteServerError(LiteErrorCode.error, `method liteServer.${method} is not served here`);
-      const response = await fn.call(this.options.handler.methods, request);
-      return encodeLiteAnswer(method, response as never);
-    } catch (e) {
-      if (e instanceof LiteServerError) return encodeLiteError(e.code, e.serverMessage);
-      return encodeLiteError(LiteErrorCode.error, `liteServer.${method} failed: ${(e as Error).message}`);
-    }
   }
 }
 

@@ -6,7 +6,7 @@ import { Socket, connect as tcpConnect } from 'node:net';
 import { type LiteMethodName, type RequestOf, type ResponseOf } from '../tl/lite-api.js';
 import { decodeAdnlMessage, decodeLiteAnswer, encodeAdnlMessage, encodeLiteQuery } from '../tl/envelope.js';
 import { FrameDecoder, type SessionCiphers, clientHandshake, encodeFrame, sessionCiphers } from './frame.js';
-import { AdnlError, type LiteQueryOptions, type LiteTransport, type QueryRecorder } from './types.js';
+import { AdnlError, CLOSED_BY_CLIENT, type LiteQueryOptions, type LiteTransport, type QueryRecorder } from './types.js';
 
 export interface AdnlClientOptions {
   host: string;
@@ -167,7 +167,7 @@ export class AdnlClient implements LiteTransport {
 
   async close(): Promise<void> {
     if (this.failure) return;
-    this.fail(new AdnlError('closed', this.server, 'connection closed by the client'));
+    this.fail(new AdnlError('closed', this.server, CLOSED_BY_CLIENT));
     await new Promise<void>((resolve) => (this.socket.closed ? resolve() : this.socket.once('close', () => resolve())));
   }
 

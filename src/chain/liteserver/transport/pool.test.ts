@@ -110,10 +110,14 @@ describe('liteserver pool', () => {
     p.demote(name(a), 'block 7 root hash mismatch');
     for (let i = 0; i < 3; i++) expect((await p.queryWithServer('getTime', {})).server).toBe(name(b));
     expect(events).toContainEqual({ type: 'demoted', server: name(a), reason: 'block 7 root hash mismatch', cause: 'disproven' });
-    expect(p.status().servers.find((s) => s.server === name(a))).toMatchObject({ disproven: 1, lagging: 0, demoted: true, lastError: 'disproven: block 7 root hash mismatch' });
+    expect(p.status().servers.find((s) => s.server === name(a))).toMatchObject({ disproven: 1, lagging: 0, withheld: 0, demoted: true, lastError: 'disproven: block 7 root hash mismatch' });
+    // A refused block it must have is counted apart from disproven replies.
+    p.demote(name(a), 'withheld block 8', 'withheld');
+    expect(events).toContainEqual({ type: 'demoted', server: name(a), reason: 'withheld block 8', cause: 'withheld' });
+    expect(p.status().servers.find((s) => s.server === name(a))).toMatchObject({ disproven: 1, withheld: 1, demoted: true, lastError: 'withheld: withheld block 8' });
     // A lagging head is demoted too, counted apart: it proved nothing false.
     p.demote(name(b), 'head 3 lags the best proven head 40', 'lagging');
-    expect(p.status().servers.find((s) => s.server === name(b))).toMatchObject({ disproven: 0, lagging: 1, demoted: true, lastError: 'lagging: head 3 lags the best proven head 40' });
+    expect(p.status().servers.find((s) => s.server === name(b))).toMatchObject({ disproven: 0, lagging: 1, withheld: 0, demoted: true, lastError: 'lagging: head 3 lags the best proven head 40' });
     await b.close();
     await until(() => p.status().servers.find((s) => s.server === name(b))?.state !== 'up', 'b down');
     expect((await p.queryWithServer('getTime', {})).server).toBe(name(a)); // last resort

@@ -1,11 +1,11 @@
-// A pool of liteservers: one ADNL connection each, each tracking its own masterchain head with
+// A pool of liteservers: one connection each (ADNL over TCP unless `connect` says otherwise), each tracking its own masterchain head with
 // waitMasterchainSeqno long-polls. A query goes to the fastest server whose head covers the seqno
 // it needs, and fails over to the next on a timeout, a dropped connection or a "not ready" error.
 // Every server is tried at most once per query, so a dead network is an error, never a loop.
 import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';
 import type { BlockIdExt, LiteMethodName, RequestOf, ResponseOf } from '../tl/lite-api.js';
 import { AdnlClient } from './adnl.js';
-import { AdnlError, type LiteQueryOptions, type LiteTransport, type QueryRecorder } from './types.js';
+import { AdnlError, type LiteConnection, type LiteQueryOptions, type LiteTransport, type QueryRecorder } from './types.js';
 
 export interface PoolServer {
   host: string;
@@ -27,9 +27,26 @@ export interface LitePoolOptions {
   /** How long a demoted server is used only when no other can answer. */
   demoteForMs?: number;
   record?: QueryRecorder;
+  /**
+   * Opens the connection to one server; default ADNL over TCP. Another kind (an in-process handler, a
+   * replayed recording) takes the pool's timeouts and `record` as it can.
+   */
+  connect?: (server: PoolServer, settings: ConnectSettings) => Promise<LiteConnection>;
   /** Every head change, failure, demotion and (dis)connection, for /metrics and logs. */
   onEvent?: (event: PoolEvent) => void;
 }
+
+/** What the pool hands `connect` for each connection. */
+export interface ConnectSettings {
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
+  pingIntervalMs?: number;
+  record?: QueryRecorder;
+}
+
+/** The default connection: ADNL over TCP to the server's address, with its key. */
+export const adnlConnect = (server: PoolServer, settings: ConnectSettings): Promise<LiteConnection> =>
+  AdnlClient.connect({ host: server.host, port: server.port, publicKey: server.publicKey, ...settings });
 
 export type PoolEvent =
   | { type: 'connected'; server: string }
@@ -38,8 +55,11 @@ export type PoolEvent =
   | { type: 'failure'; server: string; method: LiteMethodName; reason: string }
   | { type: 'demoted'; server: string; reason: string; cause: DemotionCause };
 
-/** Why a server was demoted: a reply whose proof failed, or a head that lags the best proven head (withholding). */
-export type DemotionCause = 'disproven' | 'lagging';
+/**
+ * Why a server was demoted: a reply whose proof failed, a head that lags the best proven head, or a block
+ * refused ("not in db") that its own head and history say it has (both withholding).
+ */
+export type DemotionCause = 'disproven' | 'lagging' | 'withheld';
 
 export interface ServerCounters {
   queries: number;
@@ -49,6 +69,8 @@ export interface ServerCounters {
   disproven: number;
   /** Demotions for a head lagging the best proven head (kept apart: a lagging server proved nothing false). */
   lagging: number;
+  /** Blocks refused ("not in db") that the server's own head and history say it has. */
+  withheld: number;
   reconnects: number;
 }
 
@@ -79,12 +101,19 @@ export interface PoolQueryOptions extends LiteQueryOptions {
   exclude?: readonly string[];
 }
 
-/** No server could answer: `status` says why for each one. */
+/** One server's failed attempt at a query (before another answered, or none could). */
+export interface QueryFailure {
+  server: string;
+  error: Error;
+}
+
+/** No server could answer: `status` says why for each one, `failures` what each server asked answered. */
 export class LitePoolUnavailableError extends Error {
   override readonly name = 'LitePoolUnavailableError';
   constructor(
     message: string,
     readonly status: PoolStatus,
+    readonly failures: readonly QueryFailure[] = [],
   ) {
     super(message);
   }
@@ -99,13 +128,13 @@ function worthFailover(e: unknown): boolean {
 class Member {
   readonly name: string;
   state: ServerStatus['state'] = 'connecting';
-  client?: AdnlClient;
+  client?: LiteConnection;
   head?: BlockIdExt;
   latencyMs?: number;
   demotedUntil = 0;
   lastError?: string;
   nextDelayMs: number;
-  readonly counters: ServerCounters = { queries: 0, failures: 0, timeouts: 0, disproven: 0, lagging: 0, reconnects: 0 };
+  readonly counters: ServerCounters = { queries: 0, failures: 0, timeouts: 0, disproven: 0, lagging: 0, withheld: 0, reconnects: 0 };
 
   constructor(readonly config: PoolServer, minDelayMs: number) {
     this.name = `${config.host}:${config.port}`;
@@ -167,9 +196,9 @@ export class LitePool implements LiteTransport {
   }
 
   /**
-   * Demotes a server (the proof and trust layers call this): a disproven reply (the default) or a lagging head
-   * is counted under its cause, logged through onEvent, and the server is asked only when no other can
-   * answer, for `demoteForMs`.
+   * Demotes a server (the proof, trust and walk layers call this): a disproven reply (the default), a lagging
+   * head or a withheld block is counted under its cause, reported through onEvent, and the server is asked only
+   * when no other can answer, for `demoteForMs`.
    */
   demote(server: string, reason: string, cause: DemotionCause = 'disproven'): void {
     const m = this.members.find((x) => x.name === server);
@@ -184,12 +213,16 @@ export class LitePool implements LiteTransport {
     return (await this.queryWithServer(method, request, options)).response;
   }
 
-  /** Like query, and says which server answered (so a disproven reply can be demoted). */
+  /**
+   * Like query, and says which server answered (so a disproven reply can be demoted) and which servers
+   * failed before it (so a refused block can be judged).
+   */
   async queryWithServer<M extends LiteMethodName>(
     method: M, request: RequestOf<M>, options: PoolQueryOptions = {},
-  ): Promise<{ response: ResponseOf<M>; server: string }> {
+  ): Promise<{ response: ResponseOf<M>; server: string; failures: QueryFailure[] }> {
     const tried = new Set<Member>();
     const errors: string[] = [];
+    const failures: QueryFailure[] = [];
     const deadline = Date.now() + (options.timeoutMs ?? this.options.queryTimeoutMs ?? 10_000) + (options.wait?.timeoutMs ?? 0);
     for (;;) {
       if (this.closed) throw new LitePoolUnavailableError('liteserver pool is closed', this.status());
@@ -206,7 +239,7 @@ export class LitePool implements LiteTransport {
         const s = this.status();
         const detail = [...errors, ...s.servers.filter((x) => !errors.some((e) => e.startsWith(x.server)))
           .map((x) => `${x.server} ${x.state}${x.head ? ` at ${x.head.seqno}` : ''}${x.lastError ? `: ${x.lastError}` : ''}`)];
-        throw new LitePoolUnavailableError(`no liteserver${need} could answer ${method} (${detail.join('; ')})`, s);
+        throw new LitePoolUnavailableError(`no liteserver${need} could answer ${method} (${detail.join('; ')})`, s, failures);
       }
       tried.add(m);
       m.counters.queries++;
@@ -214,7 +247,7 @@ export class LitePool implements LiteTransport {
       try {
         const response = await m.client!.query(method, request, options);
         if (!options.wait) m.observeLatency(performance.now() - started);
-        return { response, server: m.name };
+        return { response, server: m.name, failures };
       } catch (e) {
         if (!worthFailover(e)) throw e;
         const reason = (e as Error).message;
@@ -222,6 +255,7 @@ export class LitePool implements LiteTransport {
         if (e instanceof AdnlError && e.kind === 'timeout') m.counters.timeouts++;
         m.lastError = reason;
         errors.push(`${m.name}: ${reason}`);
+        failures.push({ server: m.name, error: e as Error });
         this.emit({ type: 'failure', server: m.name, method, reason });
       }
     }
@@ -255,9 +289,9 @@ export class LitePool implements LiteTransport {
       this.notify();
       try {
         const started = performance.now();
-        const client = await AdnlClient.connect({
-          host: m.config.host, port: m.config.port, publicKey: m.config.publicKey, connectTimeoutMs: this.options.connectTimeoutMs,
-          queryTimeoutMs: this.options.queryTimeoutMs, pingIntervalMs: this.options.pingIntervalMs, record: this.options.record,
+        const client = await (this.options.connect ?? adnlConnect)(m.config, {
+          connectTimeoutMs: this.options.connectTimeoutMs, queryTimeoutMs: this.options.queryTimeoutMs,
+          pingIntervalMs: this.options.pingIntervalMs, record: this.options.record,
         });
         if (this.closed) return void (await client.close());
         m.client = client;

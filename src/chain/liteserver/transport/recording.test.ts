@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MC_SHARD, mcBlock, startTestLiteServer, type TestLiteServer } from '../../../../test/support/liteserver.js';
-import { LiteServerError } from '../tl/envelope.js';
+import { LiteErrorCode, LiteServerError, encodeLiteAnswer, encodeLiteError, encodeLiteQuery } from '../tl/envelope.js';
 import { AdnlClient } from './adnl.js';
 import { LitePool } from './pool.js';
 import { ReplayTransport, jsonlRecorder } from './recording.js';
-import { AdnlError, type LiteTransport, type RecordedQuery } from './types.js';
+import { AdnlError, CLOSED_BY_CLIENT, type LiteTransport, type RecordedQuery } from './types.js';
 
 const open: { close(): Promise<void> }[] = [];
 let dir: string | undefined;
@@ -63,6 +63,35 @@ describe('record → replay', () => {
     await expect(replay.query('getBlock', { id: mcBlock(41) })).rejects.toThrow(/^replay: no recorded answer for getBlock/);
     // The same request behind another wait prefix still finds its answer.
     expect((await replay.query('getBlock', { id: mcBlock(40) }, { wait: { seqno: 45, timeoutMs: 10 } })).data).toEqual(Buffer.alloc(1000, 40));
+  });
+
+  it('as a pool connection: a head poll recorded as "no new block" waits again until closed; queries the recording\'s own close cut short are skipped', async () => {
+    const server = '127.0.0.1:1';
+    const at = new Date().toISOString();
+    const wait = { seqno: 51, timeoutMs: 10_000 };
+    const poll = encodeLiteQuery('getMasterchainInfo', {}, wait).toString('base64');
+    const time = encodeLiteQuery('getTime', {}).toString('base64');
+    const entries: RecordedQuery[] = [
+      { at, server, method: 'getMasterchainInfo', query: poll, answer: encodeLiteError(LiteErrorCode.timeout, 'block 51 not reached').toString('base64'), ms: 10_000 },
+      { at, server, method: 'getTime', query: time, answer: encodeLiteAnswer('getTime', { now: 1234 }).toString('base64'), ms: 1 },
+      { at, server, method: 'getTime', query: time, error: `liteserver ${server}: ${CLOSED_BY_CLIENT}`, errorKind: 'closed', ms: 1 },
+    ];
+    const replay = new ReplayTransport(entries);
+    // The session ended with the client closing: that is not the server's answer, so the answer repeats.
+    expect((await replay.query('getTime', {})).now).toBe(1234);
+    expect((await replay.query('getTime', {})).now).toBe(1234);
+    // A poll that waited for a block that never came waits its timeout again instead of failing at once
+    // (a replayed pool would otherwise spin); closing ends it as a closed connection.
+    let settled = false;
+    const polled = replay.query('getMasterchainInfo', {}, { wait }).finally(() => (settled = true));
+    polled.catch(() => {});
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    expect(replay.closed).toBe(false);
+    await replay.close();
+    await expect(polled).rejects.toMatchObject({ kind: 'closed' });
+    expect(replay.closed).toBe(true);
+    await expect(replay.query('getTime', {})).rejects.toBeInstanceOf(AdnlError);
   });
 
   it('the pool records through the same option', async () => {

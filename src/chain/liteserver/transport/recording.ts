@@ -5,9 +5,9 @@ import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { TLWriter } from '../tl/codec.js';
 import type { LiteMethodName, RequestOf, ResponseOf } from '../tl/lite-api.js';
-import { decodeLiteAnswer, decodeLiteQuery, encodeLiteQuery } from '../tl/envelope.js';
+import { LiteErrorCode, LiteServerError, decodeLiteAnswer, decodeLiteQuery, encodeLiteQuery } from '../tl/envelope.js';
 import { liteApi } from '../tl/lite-api.js';
-import { AdnlError, type LiteQueryOptions, type LiteTransport, type QueryRecorder, type RecordedQuery } from './types.js';
+import { AdnlError, CLOSED_BY_CLIENT, type LiteConnection, type LiteQueryOptions, type QueryRecorder, type RecordedQuery } from './types.js';
 
 /** Appends each recorded query to `path` as JSON Lines; `close` flushes. */
 export function jsonlRecorder(path: string): { record: QueryRecorder; close(): Promise<void> } {
@@ -30,14 +30,22 @@ function requestKey(queryBase64: string): string {
   return w.finish().toString('base64');
 }
 
-/** A LiteTransport that serves a recording; a query it has no answer for is an error naming it. */
-export class ReplayTransport implements LiteTransport {
+/**
+ * A LiteTransport that serves a recording; a query it has no answer for is an error naming it. It can stand
+ * for a pool's connection (`LitePoolOptions.connect`): a head long-poll the recording answered "no new block"
+ * (652) takes its wait's timeout again, as the server did, so a replayed pool polls at the recorded pace.
+ */
+export class ReplayTransport implements LiteConnection {
   private readonly exact = new Map<string, RecordedQuery[]>();
   private readonly loose = new Map<string, RecordedQuery[]>();
   private readonly served = new Map<RecordedQuery[], number>();
+  private readonly waits = new Set<() => void>();
+  private closedBy: AdnlError | undefined;
 
   constructor(entries: readonly RecordedQuery[]) {
     for (const e of entries) {
+      // A query cut short by the recording client's own close (the session ended) says nothing about the server.
+      if (e.errorKind === 'closed' && e.error?.endsWith(CLOSED_BY_CLIENT)) continue;
       const push = (m: Map<string, RecordedQuery[]>, k: string) => (m.get(k) ?? m.set(k, []).get(k)!).push(e);
       push(this.exact, e.query);
       push(this.loose, requestKey(e.query));
@@ -59,7 +67,12 @@ export class ReplayTransport implements LiteTransport {
    * Same query bytes first, else the same request with any wait prefix. Repeated queries get the
    * recorded answers in order, then the last one again (a head poll keeps seeing the last head).
    */
+  get closed(): boolean {
+    return this.closedBy !== undefined;
+  }
+
   async query<M extends LiteMethodName>(method: M, request: RequestOf<M>, options: LiteQueryOptions = {}): Promise<ResponseOf<M>> {
+    if (this.closedBy) throw this.closedBy;
     const query = encodeLiteQuery(method, request, options.wait).toString('base64');
     const list = this.exact.get(query) ?? this.loose.get(requestKey(query));
     if (!list) throw new Error(`replay: no recorded answer for ${method} (query ${query.slice(0, 60)}…)`);
@@ -71,8 +84,30 @@ export class ReplayTransport implements LiteTransport {
       const detail = e.error?.startsWith(prefix) ? e.error.slice(prefix.length) : (e.error ?? 'failed');
       throw new AdnlError(e.errorKind ?? 'closed', e.server, detail);
     }
-    return decodeLiteAnswer(method, Buffer.from(e.answer, 'base64'));
+    try {
+      return decodeLiteAnswer(method, Buffer.from(e.answer, 'base64'));
+    } catch (err) {
+      if (options.wait && err instanceof LiteServerError && err.code === LiteErrorCode.timeout) await this.sleep(options.wait.timeoutMs);
+      throw err;
+    }
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closedBy ??= new AdnlError('closed', 'replay', CLOSED_BY_CLIENT);
+    for (const wake of [...this.waits]) wake();
+  }
+
+  /** Waits `ms`, or until close (then throws as a closed connection). */
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waits.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waits.add(wake);
+    });
+    if (this.closedBy) throw this.closedBy;
+  }
 }

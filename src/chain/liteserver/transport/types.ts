@@ -16,8 +16,17 @@ export interface LiteTransport {
   close(): Promise<void>;
 }
 
+/** A transport to one server as the pool holds it: an ADNL connection, or another kind (`LitePoolOptions.connect`). */
+export interface LiteConnection extends LiteTransport {
+  /** Whether it has failed or been closed (the pool then reconnects). */
+  readonly closed: boolean;
+}
+
 /** What went wrong on a connection: `kind` lets callers decide to retry elsewhere. */
 export type AdnlErrorKind = 'connect' | 'handshake' | 'timeout' | 'closed' | 'protocol';
+
+/** How a transport reports the queries its own close cut short (a recording's replay skips them). */
+export const CLOSED_BY_CLIENT = 'connection closed by the client';
 
 export class AdnlError extends Error {
   override readonly name = 'AdnlError';

@@ -8,7 +8,7 @@ import type { BlockIdExt } from '../tl/lite-types.js';
 export type TrustLevel = 'fast' | 'secure';
 
 /** How a level logs (the service passes its logger). */
-export type TrustLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
+export type TrustLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
 
 /**
  * Proof that the validators signed two chains: nothing from this network is believed any more.
