@@ -5,10 +5,10 @@
 // checkout, whose dist/ and web/dist/ may be serving a server the developer started before `npm test`.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { freePort } from './support/ports.js';
 import { ROOT, spawnService, type SpawnedService } from './support/service.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'tonwatch-build-'));
@@ -39,14 +39,6 @@ function checkoutFiles(dir = ROOT, out = new Map<string, string>()): Map<string,
     }
   }
   return out;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The console's page and the script it loads, as a browser would fetch them. */

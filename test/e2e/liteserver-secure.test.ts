@@ -5,7 +5,6 @@
 // head before it believes it, remembers the newest key block in its store, and reports what it proved, refused
 // and saw lagging in /readyz, /metrics and the log. The builder's blocks are the ground truth of the events.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { runCli } from '../support/cli.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startLiteserverNetwork, type LiteserverNetwork, type LiteserverNetworkOptions } from '../support/liteserver-network.js';
 import { until } from '../support/webhooks.js';
+import { freePort } from '../support/ports.js';
 
 const SHARD = '8000000000000000';
 const LITESERVER_ENV = { TONWATCH_CHAIN: 'liteserver', TONWATCH_NETWORK: 'testnet' };
@@ -67,15 +67,6 @@ function slowProofs(fake: LiteserverNetwork['servers'][number]['fake'], ms: numb
   if (!honestProofs.has(fake)) honestProofs.set(fake, methods.getBlockProof!);
   const honest = honestProofs.get(fake)!;
   methods.getBlockProof = ms === 0 ? honest : async (r) => (await new Promise((ok) => setTimeout(ok, ms)), honest(r));
-}
-
-/** A port nobody listens on now (the service must be reachable on it before its start returns). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const proofCalls = (network: LiteserverNetwork) => network.servers.reduce((n, s) => n + s.fake.calls.filter((c) => c === 'getBlockProof').length, 0);
