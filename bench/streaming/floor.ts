@@ -9,8 +9,11 @@ export interface FloorRun {
   /** Blocks to write, one every `blockMs`. */
   blocks: number;
   blockMs: number;
-  /** Distinct connections written per block (chosen at random each block). */
-  perBlock: number;
+  /**
+   * Connections written per block (chosen at random each block), by frames each: [k, n] = n connections
+   * get k frames in one write, as the hub writes a connection's frames of a batch.
+   */
+  byFrames: Array<[frames: number, connections: number]>;
   /** Bytes of the SSE frame (as an HTTP chunk) and of the WebSocket frame, as on the wire. */
   sseBytes: number;
   wsBytes: number;
