@@ -62,13 +62,14 @@ export class WsConnection extends StreamConnection {
    * for every recipient. ws writes its own frames (replies, pings, close) synchronously to the same
    * socket (no compression is negotiated), so the order on the wire is the order of the calls.
    */
-  protected writeFrames(frames: Buffer[]): void {
+  protected writeFrames(first: Buffer, more: Buffer[] | null): void {
     if (this.ws.readyState !== OPEN || this.socket.destroyed) return;
     if (!this.direct) {
-      for (const frame of frames) this.ws.send(frame, { binary: false });
+      this.ws.send(first, { binary: false });
+      for (const frame of more ?? []) this.ws.send(frame, { binary: false });
       return;
     }
-    writeBatch(this.socket, frames);
+    writeBatch(this.socket, first, more);
   }
 
   bufferedBytes(): number {
