@@ -73,7 +73,8 @@ export class WsConnection extends StreamConnection {
   }
 
   bufferedBytes(): number {
-    return this.ws.bufferedAmount;
+    // without compression ws queues nothing of its own: the socket's count is all (and the write reads it anyway)
+    return this.direct ? this.socket.writableLength : this.ws.bufferedAmount;
   }
 
   heartbeat(): void {
