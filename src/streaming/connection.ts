@@ -50,7 +50,6 @@ export abstract class StreamConnection implements Subscriber {
   readonly id = StreamConnection.nextId++;
   abstract readonly transport: Transport;
   stamp = 0;
-  lastDelivery = -1;
   /** Position of the last event sent (resume rules), -1 before the first. */
   lastSent: Position = -1;
   lastWriteAt = Date.now();
@@ -91,11 +90,13 @@ export abstract class StreamConnection implements Subscriber {
   /** Writes a gap notice: history after `lastEventId` is gone, the first retained id is `firstAvailable`. */
   abstract writeGap(lastEventId: Position | string, firstAvailable: Position): void;
 
-  deliver(event: PreparedEvent, variant: PayloadVariant): void {
+  deliver(event: PreparedEvent, variant: PayloadVariant, touched: Subscriber[]): void {
     if (this.closing) return;
     const frame = this.frame(event, variant);
-    if (this.pending === null) this.pending = frame;
-    else (this.pendingMore ??= []).push(frame);
+    if (this.pending === null) {
+      touched.push(this);
+      this.pending = frame;
+    } else (this.pendingMore ??= []).push(frame);
     this.lastSent = event.position;
     this.host.countSent(event.event.type);
   }

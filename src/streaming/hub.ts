@@ -12,7 +12,7 @@ import { trimBatch } from '../bus/tail.js';
 import type { EventLog } from '../bus/types.js';
 import type { ConnectionHost, StreamConnection } from './connection.js';
 import type { StreamMetrics } from './metrics.js';
-import { SubscriptionIndex } from './subscriptions.js';
+import { SubscriptionIndex, type Subscriber } from './subscriptions.js';
 
 export const HEARTBEAT_INTERVAL_MS = 5000;
 
@@ -151,8 +151,9 @@ export class StreamHub implements ConnectionHost {
       for (const batch of batches) {
         const fresh = trimBatch(batch, replay.cursor);
         if (!fresh) continue;
-        // the connection is its private index's only subscriber
-        index.dispatch(fresh.events, () => connection.flush(true));
+        const touched: Subscriber[] = [];
+        index.dispatch(fresh.events, touched);
+        connection.flush(true);
         replay.cursor = fresh.lastPosition;
       }
       this.metrics.flushSent();
@@ -174,15 +175,17 @@ export class StreamHub implements ConnectionHost {
     });
   }
 
-  /** Live fan-out of one batch: runs inside the log's publish call; each connection is written once its last frame is queued. */
+  /** Live fan-out of one batch: runs inside the log's publish call. */
   private publishLive(batch: EventBatch): void {
     const started = performance.now();
-    const now = Date.now();
+    const touched: Subscriber[] = [];
     try {
-      this.index.dispatch(batch.events, (subscriber) => (subscriber as StreamConnection).flush(false, now));
+      this.index.dispatch(batch.events, touched);
     } catch (err) {
       this.options.logger.error({ err, firstPosition: batch.firstPosition }, 'stream fan-out failed');
     }
+    const now = Date.now();
+    for (const subscriber of touched) (subscriber as StreamConnection).flush(false, now);
     this.metrics.flushSent();
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
   }

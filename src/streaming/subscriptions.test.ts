@@ -12,9 +12,9 @@ import { Route, SubscriptionIndex, type Subscriber } from './subscriptions.js';
 
 class Recorder implements Subscriber {
   stamp = 0;
-  lastDelivery = -1;
   got: Array<{ position: number; variant: PayloadVariant; payload: string }> = [];
-  deliver(event: PreparedEvent, variant: PayloadVariant): void {
+  deliver(event: PreparedEvent, variant: PayloadVariant, touched: Subscriber[]): void {
+    touched.push(this);
     this.got.push({ position: event.position, variant, payload: event.payload(variant) });
   }
 }
@@ -43,12 +43,12 @@ describe('SubscriptionIndex', () => {
     const lateRoute = new Route(late, null, makePosition(1, 1_000));
     index.traces.add(account(2), lateRoute);
     const trace = at({ type: 'trace', trace: { hash: hashOf('t'), accounts: [account(1), account(2)], transactions: [], startMcSeqno: 1, endMcSeqno: 1 } });
-    index.dispatch([trace], () => {});
+    index.dispatch([trace], []);
     expect(both.got.map((g) => g.position)).toEqual([trace.position]);
     expect(late.got).toEqual([]); // the event is before that route's start
     index.traces.remove(account(1), route);
     index.traces.remove(account(2), route);
-    index.dispatch([at({ ...trace, type: 'trace' })], () => {});
+    index.dispatch([at({ ...trace, type: 'trace' })], []);
     expect(both.got).toHaveLength(1);
   });
 
@@ -61,7 +61,7 @@ describe('SubscriptionIndex', () => {
     const t1 = transaction({ account: account(1), lt: 1n });
     const trace = { hash: t1.hash, accounts: [account(1), account(2)], transactions: [t1.hash], startMcSeqno: 1, endMcSeqno: 2, opcodes: [0x0f8a7ea5, 0x7362d09c] };
     const old = { ...trace, hash: hashOf('logged before opcodes were recorded'), opcodes: undefined };
-    index.dispatch([at({ type: 'trace', trace }), at({ type: 'trace', trace: old })], () => {});
+    index.dispatch([at({ type: 'trace', trace }), at({ type: 'trace', trace: old })], []);
     expect(notify.got.map((g) => g.payload)).toEqual([`{"accounts":["${account(1)}","${account(2)}"],"hash":"${t1.hash}"}`]);
     expect(burn.got).toEqual([]);
   });
@@ -80,7 +80,7 @@ describe('SubscriptionIndex', () => {
     const pending = { ...pendingWithBody(0x7369676e, [account(3), account(7)]), opcodes: [0x0f8a7ea5, 0x7369676e] };
     const unemulated = pendingWithBody(0x0f8a7ea5, null);
     const plain = { ...pendingWithBody(0x7369676e, [account(7)]), opcodes: [0x7369676e] };
-    index.dispatch([pending, unemulated, plain].map((message) => at({ type: 'mempool', message })), () => {});
+    index.dispatch([pending, unemulated, plain].map((message) => at({ type: 'mempool', message })), []);
     expect(all.got.map((g) => g.payload)).toEqual([`{"boc":"${pending.boc}"}`, `{"boc":"${unemulated.boc}"}`, `{"boc":"${plain.boc}"}`]);
     expect(mine.got.map((g) => [g.variant, g.payload])).toEqual([[WITH_INVOLVED, `{"boc":"${pending.boc}","involved_accounts":["${account(3)}","${account(7)}"]}`]]);
     expect(jettonOnly.got.map((g) => [g.variant, g.payload])).toEqual([
@@ -90,36 +90,10 @@ describe('SubscriptionIndex', () => {
     expect(other.got).toEqual([]);
   });
 
-  it('calls written for each subscriber right after its last delivery of the batch, before later events are framed', () => {
-    const log: string[] = [];
-    class Logger implements Subscriber {
-      stamp = 0;
-      lastDelivery = -1;
-      constructor(readonly name: string) {}
-      deliver(event: PreparedEvent): void {
-        log.push(`${this.name}:${JSON.parse(event.payload(PLAIN)).lt}`);
-      }
-    }
-    const index = new SubscriptionIndex();
-    const [s1, s2, s3] = ['s1', 's2', 's3'].map((n) => new Logger(n));
-    index.transactions.add(account(1), new Route(s1!, null, -1));
-    index.transactions.add(account(2), new Route(s2!, null, -1));
-    index.transactions.add(account(3), new Route(s3!, null, -1));
-    index.transactions.add(account(3), new Route(s1!, null, -1));
-    const txs = [[1, 1], [2, 2], [4, 3], [1, 4], [3, 5]].map(([k, lt]) => at({ type: 'transaction', tx: transaction({ account: account(k!), lt: BigInt(lt!) }) }));
-    index.dispatch(txs, (s) => log.push(`written ${(s as Logger).name}`));
-    expect(log).toEqual(['s1:1', 's2:2', 'written s2', 's1:4', 's3:5', 'written s3', 's1:5', 'written s1']);
-    // a second batch starts afresh
-    log.length = 0;
-    index.dispatch([txs[1]!].map((e) => ({ ...e, position: e.position + 1_000 })), (s) => log.push(`written ${(s as Logger).name}`));
-    expect(log).toEqual(['s2:2', 'written s2']);
-  });
-
   it('keeps the frames built for each event intact while the index reuses its prepared event for the next ones', () => {
     // A connection keeps the frames (not the prepared event) until the batch is written.
     class Keeper implements Subscriber {
       stamp = 0;
-      lastDelivery = -1;
       frames: Buffer[] = [];
       deliver(event: PreparedEvent, variant: PayloadVariant): void {
         this.frames.push(event.sseChunk(variant), event.wsWire(variant, true));
@@ -132,7 +106,7 @@ describe('SubscriptionIndex', () => {
     index.transactions.add(account(2), new Route(b, null, -1));
     index.transactions.add(account(2), new Route(a, null, -1));
     const events = [1, 2, 1, 2].map((k, i) => at({ type: 'transaction', tx: transaction({ account: account(k), lt: BigInt(100 + i) }) }));
-    index.dispatch(events, () => {});
+    index.dispatch(events, []);
     const wire = (e: ChainEvent) => {
       const payload = `{"account_id":"${(e as { tx: TransactionModel }).tx.account}","lt":${(e as { tx: TransactionModel }).tx.lt},"tx_hash":"${(e as { tx: TransactionModel }).tx.hash}"}`;
       return [httpChunk(sseMessageFrame(e.position, payload)), wsTextFrame(wsNotification('account_transaction', payload, e.position))];
@@ -157,7 +131,7 @@ describe('SubscriptionIndex', () => {
         at({ type: 'transaction', tx: withOpcode(transaction({ account: account(5), lt: 9n }), 0x0f8a7ea5) }),
         at({ type: 'transaction', tx: transaction({ account: account(5), lt: 10n }) }),
       ],
-      () => {},
+      [],
     );
     expect(master.got.map((g) => JSON.parse(g.payload).workchain)).toEqual([-1]);
     expect(every.got.map((g) => JSON.parse(g.payload).workchain)).toEqual([-1, 0]);

@@ -11,13 +11,11 @@ import { pendingOpcodes, traceOpcodes } from './opcodes.js';
 export interface Subscriber {
   /** Serial of the last event delivered: a connection gets an event once even when several routes match. */
   stamp: number;
-  /** Where this subscriber's last delivery of the batch being dispatched is in its list (set while matching). */
-  lastDelivery: number;
   /**
-   * Queues the event's frame until the batch's last one for this subscriber is queued (see dispatch).
+   * Queues the event's frame; the dispatcher flushes every subscriber it touched after the batch.
    * `event` is the dispatcher's, reused for the next event: keep the frames it builds, not it.
    */
-  deliver(event: PreparedEvent, variant: PayloadVariant): void;
+  deliver(event: PreparedEvent, variant: PayloadVariant, touched: Subscriber[]): void;
 }
 
 /** One subscription of a connection, shared by every account it lists. */
@@ -79,81 +77,53 @@ export class SubscriptionIndex {
   readonly allMempool = new Set<Route>();
   readonly blocks = new Set<Route>();
 
-  // State of the event being matched (fields, not closures: this loop runs for every event).
+  // State of the event being dispatched (fields, not closures: this loop runs for every event).
   private serial = 0;
   private event: ChainEvent | null = null;
-  private eventIndex = 0;
-  /** Opcodes of the trace or pending message being matched, read once (see opcodes.ts). */
-  private opcodes: readonly number[] | null = null;
-  /** The batch's deliveries in order, `count` of them: to whom, which event (index), which payload variant. */
-  private readonly to: Array<Subscriber | null> = [];
-  private readonly of: number[] = [];
-  private readonly as: PayloadVariant[] = [];
-  private count = 0;
-  /** One PreparedEvent for every event delivered (see PreparedEvent.reset); null until the first delivery. */
+  /** One PreparedEvent for every event dispatched (see PreparedEvent.reset); null until the first delivery. */
   private prepared: PreparedEvent | null = null;
+  /** Whether `prepared` holds the event being dispatched. */
+  private preparedCurrent = false;
+  /** Opcodes of the trace or pending message being dispatched, read once (see opcodes.ts). */
+  private opcodes: readonly number[] | null = null;
+  private touched: Subscriber[] = [];
 
-  /**
-   * Delivers each event to the subscribers whose routes match it, in order, and calls `written` for a
-   * subscriber right after its last delivery of the batch. Matching comes first (it only lists the
-   * deliveries); framing follows, so a subscriber's frames can be written while later events of the
-   * batch are still being framed for others — each subscriber still gets one write per batch.
-   */
-  dispatch(events: readonly ChainEvent[], written: (subscriber: Subscriber) => void): void {
-    this.count = 0;
-    for (let i = 0; i < events.length; i++) this.match(events[i]!, i);
-    this.event = null;
-    const n = this.count;
-    this.count = 0;
-    const { to, of, as } = this;
-    let prepared: PreparedEvent | null = null;
-    let current = -1;
-    try {
-      for (let i = 0; i < n; i++) {
-        if (of[i] !== current) {
-          current = of[i]!;
-          prepared = this.prepare(events[current]!);
+  /** Delivers each event to the subscribers whose routes match it, in order; adds them to `touched`. */
+  dispatch(events: readonly ChainEvent[], touched: Subscriber[]): void {
+    this.touched = touched;
+    for (const event of events) {
+      this.serial = ++serialCounter;
+      this.event = event;
+      this.preparedCurrent = false;
+      switch (event.type) {
+        case 'transaction':
+          this.dispatchTransaction(event.tx.account, event.tx.inMessage?.opcode ?? null);
+          break;
+        case 'trace':
+          this.opcodes = null;
+          // a busy block completes hundreds of traces of a few accounts each: no lookups while nobody follows traces
+          if (this.traces.size > 0) for (const account of event.trace.accounts) this.sendSlot(this.traces.get(account), PLAIN, ROUTE_TRACE);
+          for (const r of this.allTraces) this.sendIf(r, PLAIN, ROUTE_TRACE);
+          break;
+        case 'mempool':
+          this.opcodes = null;
+          for (const r of this.allMempool) this.sendIf(r, PLAIN, ROUTE_MEMPOOL);
+          if (this.mempool.size === 0) break;
+          for (const account of involvedAccounts(event.message)) this.sendSlot(this.mempool.get(account), WITH_INVOLVED, ROUTE_MEMPOOL);
+          break;
+        case 'block': {
+          const wc = event.block.workchain;
+          for (const r of this.blocks) if (r.workchain === null || r.workchain === wc) this.send(r, PLAIN);
+          break;
         }
-        const subscriber = to[i]!;
-        subscriber.deliver(prepared!, as[i]!);
-        if (subscriber.lastDelivery === i) written(subscriber);
-      }
-    } finally {
-      // no connection stays referenced by a finished batch
-      to.fill(null, 0, n);
-      this.prepared?.release();
-    }
-  }
-
-  private match(event: ChainEvent, index: number): void {
-    this.serial = ++serialCounter;
-    this.event = event;
-    this.eventIndex = index;
-    switch (event.type) {
-      case 'transaction':
-        this.matchTransaction(event.tx.account, event.tx.inMessage?.opcode ?? null);
-        break;
-      case 'trace':
-        this.opcodes = null;
-        // a busy block completes hundreds of traces of a few accounts each: no lookups when nobody follows traces
-        if (this.traces.size > 0) for (const account of event.trace.accounts) this.sendSlot(this.traces.get(account), PLAIN, ROUTE_TRACE);
-        for (const r of this.allTraces) this.sendIf(r, PLAIN, ROUTE_TRACE);
-        break;
-      case 'mempool':
-        this.opcodes = null;
-        for (const r of this.allMempool) this.sendIf(r, PLAIN, ROUTE_MEMPOOL);
-        if (this.mempool.size === 0) break;
-        for (const account of involvedAccounts(event.message)) this.sendSlot(this.mempool.get(account), WITH_INVOLVED, ROUTE_MEMPOOL);
-        break;
-      case 'block': {
-        const wc = event.block.workchain;
-        for (const r of this.blocks) if (r.workchain === null || r.workchain === wc) this.send(r, PLAIN);
-        break;
       }
     }
+    this.event = null;
+    this.prepared?.release();
+    this.preparedCurrent = false;
   }
 
-  private matchTransaction(account: AccountId, opcode: number | null): void {
+  private dispatchTransaction(account: AccountId, opcode: number | null): void {
     const slot = this.transactions.size > 0 ? this.transactions.get(account) : undefined;
     if (slot !== undefined) {
       if (Array.isArray(slot)) {
@@ -185,20 +155,17 @@ export class SubscriptionIndex {
     this.send(route, variant);
   }
 
-  private prepare(event: ChainEvent): PreparedEvent {
-    return this.prepared === null ? (this.prepared = new PreparedEvent(event)) : this.prepared.reset(event);
+  private prepare(): PreparedEvent {
+    if (this.preparedCurrent) return this.prepared!;
+    this.preparedCurrent = true;
+    return this.prepared === null ? (this.prepared = new PreparedEvent(this.event!)) : this.prepared.reset(this.event!);
   }
 
-  /** Lists a delivery (once per subscriber and event, after the route's start). */
   private send(route: Route, variant: PayloadVariant): void {
     const sub = route.subscriber;
     if (sub.stamp === this.serial || this.event!.position <= route.after) return;
     sub.stamp = this.serial;
-    const i = this.count++;
-    this.to[i] = sub;
-    this.of[i] = this.eventIndex;
-    this.as[i] = variant;
-    sub.lastDelivery = i;
+    sub.deliver(this.prepare(), variant, this.touched);
   }
 }
 
