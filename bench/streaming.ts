@@ -4,6 +4,7 @@
 // machine's floor); server memory per idle connection; and delivered messages/s against Redis PUBSUB
 // with the same subscribers and payloads, in the same run.
 import os from 'node:os';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { createClient } from 'redis';
 import { makePosition, type ChainEvent, type EventBatch } from '../src/bus/events.js';
@@ -62,6 +63,8 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   let transactions = 0;
   // Registered after the hub: runs once the batch is written to every socket (the server's share).
   const fanoutMs: number[] = [];
+  /** Each measured block's fan-out, [start, end] on the shared clock, to find the collections inside one. */
+  const fanouts: Array<[number, number]> = [];
   let shape = new BlockShape(new Set(owners));
   /** Blocks count only while measuring; the last one measured bounds the latencies reported. */
   let measuring = true;
@@ -70,7 +73,9 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
     if (!measuring) return;
     for (const e of b.events) if (e.type === 'transaction') transactions++;
     if (b.kind === 'block') {
-      fanoutMs.push(sharedNow() - server.publishedAt(b));
+      const end = sharedNow();
+      fanoutMs.push(end - server.publishedAt(b));
+      fanouts.push([server.publishedAt(b), end]);
       shape.add(b);
       lastKey = b.mcSeqno;
     }
@@ -82,11 +87,14 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   pool.reset();
   transactions = 0;
   fanoutMs.length = 0;
+  fanouts.length = 0;
   shape = new BlockShape(shape.subscribed);
+  const gcs = new GcLog();
   const load = os.loadavg()[0]!;
   const started = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   measuring = false;
+  const gcInFanout = gcs.stop().within(fanouts);
   const elapsed = performance.now() - started;
   // The profile is a pass of its own after the measured seconds: the sampling profiler interrupts the
   // server's thread (and its sampler takes CPU from the clients), and the floor runs without one.
@@ -100,7 +108,40 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   await new Promise((r) => setTimeout(r, 500));
   const report = await pool.report(lastKey);
   ctx.progress(`replay: ${fmt(perSecond(transactions, elapsed))} tx/s published, ${fmt(report.latencies.length)} deliveries measured`);
-  return { txPerSecond: perSecond(transactions, elapsed), latencies: report.latencies, closed: report.closedByServer, fanoutMs, load, shape: shape.mean(), parts };
+  return { txPerSecond: perSecond(transactions, elapsed), latencies: report.latencies, closed: report.closedByServer, fanoutMs, gcInFanout, load, shape: shape.mean(), parts };
+}
+
+/** The server process's garbage collections (V8's performance entries), on the shared clock. */
+class GcLog {
+  private readonly pauses: Array<[start: number, end: number]> = [];
+  private readonly observer = new PerformanceObserver((list) => this.add(list.getEntries()));
+
+  constructor() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  stop(): this {
+    this.add(this.observer.takeRecords()); // entries not handed to the callback yet
+    this.observer.disconnect();
+    return this;
+  }
+
+  private add(entries: PerformanceEntry[]): void {
+    for (const e of entries) this.pauses.push([performance.timeOrigin + e.startTime, performance.timeOrigin + e.startTime + e.duration]);
+  }
+
+  /** How many of the windows hold (part of) a collection, and the collections' ms inside them. */
+  within(windows: Array<[number, number]>): { windows: number; ms: number } {
+    let hit = 0;
+    let ms = 0;
+    for (const [from, to] of windows) {
+      let inside = 0;
+      for (const [start, end] of this.pauses) inside += Math.max(0, Math.min(end, to) - Math.max(start, from));
+      if (inside > 0) hit++;
+      ms += inside;
+    }
+    return { windows: hit, ms };
+  }
 }
 
 /** What the replay's blocks asked of the writes: connections per block by frames each, mean frame bytes per transport. */
@@ -182,7 +223,9 @@ async function floorLoad(ctx: BenchContext, owners: string[], count: number, sha
     await new Promise((r) => setTimeout(r, 500));
     const report = await pool.report();
     ctx.progress(`floor: ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
-    return { connected: sse.count + ws.count, perBlock, byFrames, frames: byFrames.reduce((s, [k, n]) => s + k * n, 0), latencies: report.latencies, closed: report.closedByServer, load };
+    // the measured blocks are the last ones
+    const writeMs = floor.writeMs.slice(-seconds * BLOCKS_PER_SECOND);
+    return { connected: sse.count + ws.count, perBlock, byFrames, frames: byFrames.reduce((s, [k, n]) => s + k * n, 0), latencies: report.latencies, closed: report.closedByServer, load, writeMs };
   } finally {
     await pool.close();
     await floor.close();
@@ -282,7 +325,8 @@ const bench: Benchmark = {
         note:
           `p50 ${percentile(replay.latencies, 50).toFixed(1)} ms, max ${maxOf(replay.latencies).toFixed(1)} ms over ${fmt(replay.latencies.length)} deliveries; ` +
           `${fmt(replay.txPerSecond)} tx/s appended by the follower (4 blocks/s) in the server's process; ${replay.closed} connections lost. ` +
-          `Server side (publish → every frame handed to the kernel, per block): p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms. ` +
+          `Server side (publish → every frame handed to the kernel, per block): p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms, ` +
+          `a garbage collection inside ${replay.gcInFanout.windows} of ${replay.fanoutMs.length} fan-outs (${replay.gcInFanout.ms.toFixed(0)} ms in all). ` +
           `Load average ${replay.load.toFixed(1)} on 2 cores during the run (server, 2 client processes and whatever else runs). ` +
           `Bare writer floor with the same clients (next row): p99 ${floorP99.toFixed(1)} ms`,
       });
@@ -295,6 +339,7 @@ const bench: Benchmark = {
           `a server process that only writes prebuilt frames (${fmt(replay.shape.sseBytes)} B SSE / ${fmt(replay.shape.wsBytes)} B WebSocket, the replay's mean) ` +
           `to ${fmt(floor.perBlock)} random connections of ${fmt(floor.connected)} per block, ${fmt(floor.frames)} frames, each connection as many frames in one write as in the replay ` +
           `(${floor.byFrames.map(([k, n]) => `${fmt(n)} × ${k}`).join(', ')} frames: the replay's mean), ${BLOCKS_PER_SECOND} blocks/s for ${seconds} s; ` +
+          `server side (choice made → every frame handed to the kernel, per block): p50 ${percentile(floor.writeMs, 50).toFixed(1)} ms, p99 ${percentile(floor.writeMs, 99).toFixed(1)} ms; ` +
           `${floor.closed} connections lost; load average ${floor.load.toFixed(1)}`,
       });
       const fanoutShare = replay.parts.filter(([part]) => part.startsWith('fan-out')).reduce((s, [, share]) => s + share, 0);

@@ -97,7 +97,7 @@ async function run(options: FloorRun): Promise<void> {
         if (!c.socket.destroyed) c.socket.write(c.ws ? w.ws : w.sse);
       }
     }
-    send({ type: 'published', entries: [[key, at]] });
+    send({ type: 'published', entries: [[key, at]], writeMs: sharedNow() - at });
   }
 }
 

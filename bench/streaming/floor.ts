@@ -22,12 +22,18 @@ export interface FloorRun {
 }
 
 export type FloorCommand = ({ type: 'run' } & FloorRun) | { type: 'close' };
-export type FloorReply = { type: 'listening'; url: string } | { type: 'published'; entries: Array<[number, number]> } | { type: 'done' };
+export type FloorReply =
+  | { type: 'listening'; url: string }
+  /** A block written: when (its key, published at), and how long its writes took in the floor's process. */
+  | { type: 'published'; entries: Array<[number, number]>; writeMs: number }
+  | { type: 'done' };
 
 export interface FloorServer {
   url: string;
   /** Called with [key, published at] entries as the blocks are written. */
   onPublished(listener: (entries: Array<[number, number]>) => void): void;
+  /** Per block written so far: ms from the choice made to the last write handed to the kernel. */
+  readonly writeMs: number[];
   /** Resolves once the last block is written. */
   run(options: FloorRun): Promise<void>;
   close(): Promise<void>;
@@ -39,16 +45,21 @@ export async function startFloorServer(): Promise<FloorServer> {
   child.on('error', () => {}); // a send racing the child's exit; close() copes
   let listener: (entries: Array<[number, number]>) => void = () => {};
   let done: (() => void) | null = null;
+  const writeMs: number[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`floor server exited with ${code} before listening`)));
     child.on('message', (reply: FloorReply) => {
       if (reply.type === 'listening') resolve(reply.url);
-      else if (reply.type === 'published') listener(reply.entries);
+      else if (reply.type === 'published') {
+        writeMs.push(reply.writeMs);
+        listener(reply.entries);
+      }
       else done?.();
     });
   });
   return {
     url,
+    writeMs,
     onPublished: (l) => {
       listener = l;
     },
