@@ -63,6 +63,8 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   let transactions = 0;
   // Registered after the hub: runs once the batch is written to every socket (the server's share).
   const fanoutMs: number[] = [];
+  /** The server process's CPU time during each fan-out: where it is far below the wall time, the fan-out waited for a core. */
+  const fanoutCpuMs: number[] = [];
   /** Each measured block's fan-out, [start, end] on the shared clock, to find the collections inside one. */
   const fanouts: Array<[number, number]> = [];
   let shape = new BlockShape(new Set(owners));
@@ -74,6 +76,7 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
     for (const e of b.events) if (e.type === 'transaction') transactions++;
     if (b.kind === 'block') {
       const end = sharedNow();
+      fanoutCpuMs.push(server.cpuSincePublished(b));
       fanoutMs.push(end - server.publishedAt(b));
       fanouts.push([server.publishedAt(b), end]);
       shape.add(b);
@@ -87,6 +90,7 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   pool.reset();
   transactions = 0;
   fanoutMs.length = 0;
+  fanoutCpuMs.length = 0;
   fanouts.length = 0;
   shape = new BlockShape(shape.subscribed);
   const gcs = new GcLog();
@@ -108,7 +112,7 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   await new Promise((r) => setTimeout(r, 500));
   const report = await pool.report(lastKey);
   ctx.progress(`replay: ${fmt(perSecond(transactions, elapsed))} tx/s published, ${fmt(report.latencies.length)} deliveries measured`);
-  return { txPerSecond: perSecond(transactions, elapsed), latencies: report.latencies, closed: report.closedByServer, fanoutMs, gcInFanout, load, shape: shape.mean(), parts };
+  return { txPerSecond: perSecond(transactions, elapsed), latencies: report.latencies, closed: report.closedByServer, fanoutMs, fanoutCpuMs, gcInFanout, load, shape: shape.mean(), parts };
 }
 
 /** The server process's garbage collections (V8's performance entries), on the shared clock. */
@@ -225,7 +229,8 @@ async function floorLoad(ctx: BenchContext, owners: string[], count: number, sha
     ctx.progress(`floor: ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
     // the measured blocks are the last ones
     const writeMs = floor.writeMs.slice(-seconds * BLOCKS_PER_SECOND);
-    return { connected: sse.count + ws.count, perBlock, byFrames, frames: byFrames.reduce((s, [k, n]) => s + k * n, 0), latencies: report.latencies, closed: report.closedByServer, load, writeMs };
+    const writeCpuMs = floor.writeCpuMs.slice(-seconds * BLOCKS_PER_SECOND);
+    return { connected: sse.count + ws.count, perBlock, byFrames, frames: byFrames.reduce((s, [k, n]) => s + k * n, 0), latencies: report.latencies, closed: report.closedByServer, load, writeMs, writeCpuMs };
   } finally {
     await pool.close();
     await floor.close();
@@ -325,7 +330,8 @@ const bench: Benchmark = {
         note:
           `p50 ${percentile(replay.latencies, 50).toFixed(1)} ms, max ${maxOf(replay.latencies).toFixed(1)} ms over ${fmt(replay.latencies.length)} deliveries; ` +
           `${fmt(replay.txPerSecond)} tx/s appended by the follower (4 blocks/s) in the server's process; ${replay.closed} connections lost. ` +
-          `Server side (publish → every frame handed to the kernel, per block): p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms, ` +
+          `Server side (publish → every frame handed to the kernel, per block): p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms ` +
+          `(the server process's CPU time in it: p50 ${percentile(replay.fanoutCpuMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutCpuMs, 99).toFixed(1)} ms), ` +
           `a garbage collection inside ${replay.gcInFanout.windows} of ${replay.fanoutMs.length} fan-outs (${replay.gcInFanout.ms.toFixed(0)} ms in all). ` +
           `Load average ${replay.load.toFixed(1)} on 2 cores during the run (server, 2 client processes and whatever else runs). ` +
           `Bare writer floor with the same clients (next row): p99 ${floorP99.toFixed(1)} ms`,
@@ -339,7 +345,8 @@ const bench: Benchmark = {
           `a server process that only writes prebuilt frames (${fmt(replay.shape.sseBytes)} B SSE / ${fmt(replay.shape.wsBytes)} B WebSocket, the replay's mean) ` +
           `to ${fmt(floor.perBlock)} random connections of ${fmt(floor.connected)} per block, ${fmt(floor.frames)} frames, each connection as many frames in one write as in the replay ` +
           `(${floor.byFrames.map(([k, n]) => `${fmt(n)} × ${k}`).join(', ')} frames: the replay's mean), ${BLOCKS_PER_SECOND} blocks/s for ${seconds} s; ` +
-          `server side (choice made → every frame handed to the kernel, per block): p50 ${percentile(floor.writeMs, 50).toFixed(1)} ms, p99 ${percentile(floor.writeMs, 99).toFixed(1)} ms; ` +
+          `server side (choice made → every frame handed to the kernel, per block): p50 ${percentile(floor.writeMs, 50).toFixed(1)} ms, p99 ${percentile(floor.writeMs, 99).toFixed(1)} ms ` +
+          `(its CPU time: p50 ${percentile(floor.writeCpuMs, 50).toFixed(1)} ms, p99 ${percentile(floor.writeCpuMs, 99).toFixed(1)} ms); ` +
           `${floor.closed} connections lost; load average ${floor.load.toFixed(1)}`,
       });
       const fanoutShare = replay.parts.filter(([part]) => part.startsWith('fan-out')).reduce((s, [, share]) => s + share, 0);

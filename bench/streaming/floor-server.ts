@@ -90,6 +90,7 @@ async function run(options: FloorRun): Promise<void> {
     }
     // Published now: the choice is made, what follows is only the writes.
     const at = sharedNow();
+    const cpu = process.cpuUsage();
     let i = 0;
     for (const w of writes) {
       for (const end = Math.min(n, i + w.n); i < end; i++) {
@@ -97,7 +98,8 @@ async function run(options: FloorRun): Promise<void> {
         if (!c.socket.destroyed) c.socket.write(c.ws ? w.ws : w.sse);
       }
     }
-    send({ type: 'published', entries: [[key, at]], writeMs: sharedNow() - at });
+    const used = process.cpuUsage(cpu);
+    send({ type: 'published', entries: [[key, at]], writeMs: sharedNow() - at, writeCpuMs: (used.user + used.system) / 1000 });
   }
 }
 

@@ -24,8 +24,8 @@ export interface FloorRun {
 export type FloorCommand = ({ type: 'run' } & FloorRun) | { type: 'close' };
 export type FloorReply =
   | { type: 'listening'; url: string }
-  /** A block written: when (its key, published at), and how long its writes took in the floor's process. */
-  | { type: 'published'; entries: Array<[number, number]>; writeMs: number }
+  /** A block written: when (its key, published at), and how long its writes took in the floor's process (wall, CPU). */
+  | { type: 'published'; entries: Array<[number, number]>; writeMs: number; writeCpuMs: number }
   | { type: 'done' };
 
 export interface FloorServer {
@@ -34,6 +34,8 @@ export interface FloorServer {
   onPublished(listener: (entries: Array<[number, number]>) => void): void;
   /** Per block written so far: ms from the choice made to the last write handed to the kernel. */
   readonly writeMs: number[];
+  /** Per block written so far: the floor process's CPU ms in those writes. */
+  readonly writeCpuMs: number[];
   /** Resolves once the last block is written. */
   run(options: FloorRun): Promise<void>;
   close(): Promise<void>;
@@ -46,12 +48,14 @@ export async function startFloorServer(): Promise<FloorServer> {
   let listener: (entries: Array<[number, number]>) => void = () => {};
   let done: (() => void) | null = null;
   const writeMs: number[] = [];
+  const writeCpuMs: number[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`floor server exited with ${code} before listening`)));
     child.on('message', (reply: FloorReply) => {
       if (reply.type === 'listening') resolve(reply.url);
       else if (reply.type === 'published') {
         writeMs.push(reply.writeMs);
+        writeCpuMs.push(reply.writeCpuMs);
         listener(reply.entries);
       }
       else done?.();
@@ -60,6 +64,7 @@ export async function startFloorServer(): Promise<FloorServer> {
   return {
     url,
     writeMs,
+    writeCpuMs,
     onPublished: (l) => {
       listener = l;
     },
