@@ -305,11 +305,6 @@ export const settings = {
     default: 30_000,
     doc: 'A stream whose peer accepts no data (or answers no ping) for this long, in milliseconds, is dropped.',
   }),
-  streamIdleGc: bool({
-    env: 'TONWATCH_STREAM_IDLE_GC',
-    default: true,
-    doc: 'Collect V8\'s young generation in the idle moment after each block is written to the streams, so that a collection does not fall inside the next fan-out and hold its writes (`false`: every collection when V8 decides).',
-  }),
   indexerBackfillConcurrency: int({
     env: 'TONWATCH_INDEXER_BACKFILL_CONCURRENCY',
     min: 1,

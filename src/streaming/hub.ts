@@ -11,7 +11,6 @@ import { positionSeqno, type ChainEventType, type EventBatch, type Position } fr
 import { trimBatch } from '../bus/tail.js';
 import type { EventLog } from '../bus/types.js';
 import type { ConnectionHost, StreamConnection } from './connection.js';
-import { IdleScavenger } from './idle-gc.js';
 import type { StreamMetrics } from './metrics.js';
 import { SubscriptionIndex, type Subscriber } from './subscriptions.js';
 
@@ -31,8 +30,6 @@ export interface StreamHubOptions {
   sweepMs?: number;
   /** Batches read per step while replaying history. */
   replayPageSize?: number;
-  /** Collect the young generation in the idle moment after each live block (see idle-gc.ts). */
-  idleGc?: boolean;
 }
 
 export class StreamHub implements ConnectionHost {
@@ -46,7 +43,6 @@ export class StreamHub implements ConnectionHost {
   private unsubscribe: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private stopped = false;
-  private readonly scavenger: IdleScavenger | null;
 
   constructor(private readonly options: StreamHubOptions) {
     this.log = options.log;
@@ -55,7 +51,6 @@ export class StreamHub implements ConnectionHost {
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
     this.writeTimeoutMs = options.writeTimeoutMs;
     this.index = new SubscriptionIndex();
-    this.scavenger = options.idleGc ? IdleScavenger.create(() => this.metrics.idleScavenges.inc()) : null;
   }
 
   start(): void {
@@ -193,7 +188,6 @@ export class StreamHub implements ConnectionHost {
     for (const subscriber of touched) (subscriber as StreamConnection).flush(false, now);
     this.metrics.flushSent();
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
-    if (batch.kind === 'block') this.scavenger?.afterBlock();
   }
 
   countSent(type: ChainEventType): void {

@@ -19,7 +19,7 @@ export { OPERATION_NAMES } from './operations.js';
 
 export interface StreamingDeps {
   events: EventLog;
-  config: Pick<Config, 'streamBufferBytes' | 'streamWriteTimeoutMs' | 'wsMaxAccounts' | 'streamIdleGc'>;
+  config: Pick<Config, 'streamBufferBytes' | 'streamWriteTimeoutMs' | 'wsMaxAccounts'>;
   metrics: Registry;
   logger: Logger;
 }
@@ -32,7 +32,6 @@ export function createStreaming(deps: StreamingDeps, overrides: Partial<StreamHu
     logger: deps.logger.child({ component: 'streaming' }),
     bufferBytes: deps.config.streamBufferBytes,
     writeTimeoutMs: deps.config.streamWriteTimeoutMs,
-    idleGc: deps.config.streamIdleGc,
     ...overrides,
   });
   const limits = { maxAccounts: deps.config.wsMaxAccounts, writeTimeoutMs: hub.writeTimeoutMs };
