@@ -4,6 +4,7 @@
 // machine's floor); server memory per idle connection; and delivered messages/s against Redis PUBSUB
 // with the same subscribers and payloads, in the same run.
 import os from 'node:os';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { createClient } from 'redis';
 import { makePosition, type ChainEvent, type EventBatch } from '../src/bus/events.js';
@@ -26,8 +27,12 @@ const BLOCKS_PER_SECOND = 4;
 /** Keys (event id / POSITION_STRIDE) of the floor's blocks: far above the replay's seqnos, which the clients still map. */
 const FLOOR_FIRST_KEY = 1_000_000;
 const CLIENT_PROCESSES = 2;
+/** Seconds of the replay profiled, after the measured ones. */
+const PROFILE_SECONDS = 4;
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+/** Math.max(...xs) overflows the stack for the 100,000s of latencies a run collects. */
+const maxOf = (xs: number[]) => xs.reduce((m, x) => Math.max(m, x), -Infinity);
 const randomHex = (i: number, salt: string) => `0:${salt}${i.toString(16).padStart(64 - salt.length, '0')}`;
 
 function memory(): { rss: number; heap: number } {
@@ -58,12 +63,24 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   let transactions = 0;
   // Registered after the hub: runs once the batch is written to every socket (the server's share).
   const fanoutMs: number[] = [];
+  /** The server process's CPU time during each fan-out: where it is far below the wall time, the fan-out waited for a core. */
+  const fanoutCpuMs: number[] = [];
+  /** Each measured block's fan-out, [start, end] on the shared clock, to find the collections inside one. */
+  const fanouts: Array<[number, number]> = [];
   let shape = new BlockShape(new Set(owners));
+  /** Blocks count only while measuring; the last one measured bounds the latencies reported. */
+  let measuring = true;
+  let lastKey = 0;
   const unsubscribe = server.log.subscribe((b) => {
+    if (!measuring) return;
     for (const e of b.events) if (e.type === 'transaction') transactions++;
     if (b.kind === 'block') {
-      fanoutMs.push(sharedNow() - server.publishedAt(b));
+      const end = sharedNow();
+      fanoutCpuMs.push(server.cpuSincePublished(b));
+      fanoutMs.push(end - server.publishedAt(b));
+      fanouts.push([server.publishedAt(b), end]);
       shape.add(b);
+      lastKey = b.mcSeqno;
     }
   });
   await source.start();
@@ -73,27 +90,69 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   pool.reset();
   transactions = 0;
   fanoutMs.length = 0;
+  fanoutCpuMs.length = 0;
+  fanouts.length = 0;
   shape = new BlockShape(shape.subscribed);
+  const gcs = new GcLog();
   const load = os.loadavg()[0]!;
-  const profile = new ServerProfile();
-  await profile.start();
   const started = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
+  measuring = false;
+  const gcInFanout = gcs.stop().within(fanouts);
   const elapsed = performance.now() - started;
+  // The profile is a pass of its own after the measured seconds: the sampling profiler interrupts the
+  // server's thread (and its sampler takes CPU from the clients), and the floor runs without one.
+  const profile = new ServerProfile();
+  await profile.start();
+  await new Promise((r) => setTimeout(r, PROFILE_SECONDS * 1000));
   const parts = await profile.stop();
   await follower.stop();
   await source.stop();
   unsubscribe();
   await new Promise((r) => setTimeout(r, 500));
-  const report = await pool.report();
-  ctx.progress(`replay: ${fmt(perSecond(transactions, elapsed))} tx/s published, ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
-  return { txPerSecond: perSecond(transactions, elapsed), received: report.received, latencies: report.latencies, closed: report.closedByServer, fanoutMs, load, shape: shape.mean(), parts };
+  const report = await pool.report(lastKey);
+  ctx.progress(`replay: ${fmt(perSecond(transactions, elapsed))} tx/s published, ${fmt(report.latencies.length)} deliveries measured`);
+  return { txPerSecond: perSecond(transactions, elapsed), latencies: report.latencies, closed: report.closedByServer, fanoutMs, fanoutCpuMs, gcInFanout, load, shape: shape.mean(), parts };
 }
 
-/** What the replay's blocks asked of the writes: distinct connections per block, mean frame bytes per transport. */
+/** The server process's garbage collections (V8's performance entries), on the shared clock. */
+class GcLog {
+  private readonly pauses: Array<[start: number, end: number]> = [];
+  private readonly observer = new PerformanceObserver((list) => this.add(list.getEntries()));
+
+  constructor() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  stop(): this {
+    this.add(this.observer.takeRecords()); // entries not handed to the callback yet
+    this.observer.disconnect();
+    return this;
+  }
+
+  private add(entries: PerformanceEntry[]): void {
+    for (const e of entries) this.pauses.push([performance.timeOrigin + e.startTime, performance.timeOrigin + e.startTime + e.duration]);
+  }
+
+  /** How many of the windows hold (part of) a collection, and the collections' ms inside them. */
+  within(windows: Array<[number, number]>): { windows: number; ms: number } {
+    let hit = 0;
+    let ms = 0;
+    for (const [from, to] of windows) {
+      let inside = 0;
+      for (const [start, end] of this.pauses) inside += Math.max(0, Math.min(end, to) - Math.max(start, from));
+      if (inside > 0) hit++;
+      ms += inside;
+    }
+    return { windows: hit, ms };
+  }
+}
+
+/** What the replay's blocks asked of the writes: connections per block by frames each, mean frame bytes per transport. */
 class BlockShape {
   private blocks = 0;
-  private connections = 0;
+  /** [k] = connections written k frames, summed over blocks. */
+  private byFrames: number[] = [];
   private delivered = 0;
   private sampled = 0;
   private sseBytes = 0;
@@ -103,11 +162,11 @@ class BlockShape {
 
   /** Runs in the server's process after each fan-out: counts cheaply, sizes a sample of frames, keeps no batch. */
   add(b: EventBatch): void {
-    const accounts = new Set<string>();
+    // One client per account: each distinct account is one connection written in this block.
+    const frames = new Map<string, number>();
     for (const e of b.events) {
       if (e.type !== 'transaction' || !this.subscribed.has(e.tx.account)) continue;
-      // One client per account: each distinct account is one connection written in this block.
-      accounts.add(e.tx.account);
+      frames.set(e.tx.account, (frames.get(e.tx.account) ?? 0) + 1);
       if (this.delivered++ % 32 !== 0) continue;
       const payload = transactionPayload(e.tx);
       this.sseBytes += httpChunk(sseMessageFrame(e.position, payload)).length;
@@ -115,18 +174,29 @@ class BlockShape {
       this.sampled++;
     }
     this.blocks++;
-    this.connections += accounts.size;
+    for (const k of frames.values()) this.byFrames[k] = (this.byFrames[k] ?? 0) + 1;
   }
 
-  mean(): { perBlock: number; sseBytes: number; wsBytes: number } {
+  mean(): { perBlock: number; byFrames: Array<[frames: number, connections: number]>; sseBytes: number; wsBytes: number } {
+    const blocks = Math.max(1, this.blocks);
     const frames = Math.max(1, this.sampled);
-    return { perBlock: this.connections / Math.max(1, this.blocks), sseBytes: this.sseBytes / frames, wsBytes: this.wsBytes / frames };
+    const byFrames: Array<[number, number]> = [];
+    this.byFrames.forEach((n, k) => {
+      if (n) byFrames.push([k, n / blocks]);
+    });
+    return {
+      perBlock: byFrames.reduce((s, [, n]) => s + n, 0),
+      byFrames,
+      sseBytes: this.sseBytes / frames,
+      wsBytes: this.wsBytes / frames,
+    };
   }
 }
 
 /**
- * The floor: the same clients against a bare writer in its own process that writes one prebuilt frame
- * per block to as many random connections as the replay reached per block, at the same block rate.
+ * The floor: the same clients against a bare writer in its own process that writes, per block, prebuilt
+ * frames to as many random connections as the replay reached per block, each as many frames (in one
+ * write) as the replay gave a connection, at the same block rate.
  */
 async function floorLoad(ctx: BenchContext, owners: string[], count: number, shape: ReturnType<BlockShape['mean']>, seconds: number) {
   const floor = await startFloorServer();
@@ -137,14 +207,15 @@ async function floorLoad(ctx: BenchContext, owners: string[], count: number, sha
     const half = Math.floor(count / 2);
     const sse = await pool.connect('sse', floor.url, subs.slice(0, half));
     const ws = await pool.connect('ws', floor.url, subs.slice(half));
-    const perBlock = Math.round(shape.perBlock);
+    const byFrames = shape.byFrames.map(([k, n]) => [k, Math.round(n)] as [number, number]).filter(([, n]) => n > 0);
+    const perBlock = byFrames.reduce((s, [, n]) => s + n, 0);
     ctx.progress(`floor: ${fmt(sse.count)} SSE + ${fmt(ws.count)} WebSocket clients, ${fmt(perBlock)} connections per block${sse.firstError ?? ws.firstError ? ` (first error: ${sse.firstError ?? ws.firstError})` : ''}`);
     // As in the replay: 2 s of warm-up, then `seconds` measured.
     const warmup = 2;
     const run = floor.run({
       blocks: (warmup + seconds) * BLOCKS_PER_SECOND,
       blockMs: 1000 / BLOCKS_PER_SECOND,
-      perBlock,
+      byFrames,
       sseBytes: Math.round(shape.sseBytes),
       wsBytes: Math.round(shape.wsBytes),
       firstKey: FLOOR_FIRST_KEY,
@@ -156,7 +227,10 @@ async function floorLoad(ctx: BenchContext, owners: string[], count: number, sha
     await new Promise((r) => setTimeout(r, 500));
     const report = await pool.report();
     ctx.progress(`floor: ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
-    return { connected: sse.count + ws.count, perBlock, latencies: report.latencies, closed: report.closedByServer, load };
+    // the measured blocks are the last ones
+    const writeMs = floor.writeMs.slice(-seconds * BLOCKS_PER_SECOND);
+    const writeCpuMs = floor.writeCpuMs.slice(-seconds * BLOCKS_PER_SECOND);
+    return { connected: sse.count + ws.count, perBlock, byFrames, frames: byFrames.reduce((s, [k, n]) => s + k * n, 0), latencies: report.latencies, closed: report.closedByServer, load, writeMs, writeCpuMs };
   } finally {
     await pool.close();
     await floor.close();
@@ -254,9 +328,11 @@ const bench: Benchmark = {
         target: '≤ 1.25× the floor (issue #24); < 50 ms (issue #4)',
         met: p99 / floorP99 <= 1.25 && p99 < 50 && replay.txPerSecond >= REPLAY_RATE * 0.9,
         note:
-          `p50 ${percentile(replay.latencies, 50).toFixed(1)} ms, max ${Math.max(...replay.latencies).toFixed(1)} ms over ${fmt(replay.latencies.length)} deliveries; ` +
+          `p50 ${percentile(replay.latencies, 50).toFixed(1)} ms, max ${maxOf(replay.latencies).toFixed(1)} ms over ${fmt(replay.latencies.length)} deliveries; ` +
           `${fmt(replay.txPerSecond)} tx/s appended by the follower (4 blocks/s) in the server's process; ${replay.closed} connections lost. ` +
-          `Server side (publish → every frame handed to the kernel, per block): p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms. ` +
+          `Server side (publish → every frame handed to the kernel, per block): p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms ` +
+          `(the server process's CPU time in it: p50 ${percentile(replay.fanoutCpuMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutCpuMs, 99).toFixed(1)} ms), ` +
+          `a garbage collection inside ${replay.gcInFanout.windows} of ${replay.fanoutMs.length} fan-outs (${replay.gcInFanout.ms.toFixed(0)} ms in all). ` +
           `Load average ${replay.load.toFixed(1)} on 2 cores during the run (server, 2 client processes and whatever else runs). ` +
           `Bare writer floor with the same clients (next row): p99 ${floorP99.toFixed(1)} ms`,
       });
@@ -265,9 +341,12 @@ const bench: Benchmark = {
         value: floorP99,
         unit: 'ms',
         note:
-          `p50 ${percentile(floor.latencies, 50).toFixed(1)} ms, max ${Math.max(...floor.latencies).toFixed(1)} ms over ${fmt(floor.latencies.length)} deliveries; ` +
-          `a server process that only writes one prebuilt frame (${fmt(replay.shape.sseBytes)} B SSE / ${fmt(replay.shape.wsBytes)} B WebSocket, the replay's mean) ` +
-          `to ${fmt(floor.perBlock)} random connections of ${fmt(floor.connected)} per block (the replay's mean), ${BLOCKS_PER_SECOND} blocks/s for ${seconds} s; ` +
+          `p50 ${percentile(floor.latencies, 50).toFixed(1)} ms, max ${maxOf(floor.latencies).toFixed(1)} ms over ${fmt(floor.latencies.length)} deliveries; ` +
+          `a server process that only writes prebuilt frames (${fmt(replay.shape.sseBytes)} B SSE / ${fmt(replay.shape.wsBytes)} B WebSocket, the replay's mean) ` +
+          `to ${fmt(floor.perBlock)} random connections of ${fmt(floor.connected)} per block, ${fmt(floor.frames)} frames, each connection as many frames in one write as in the replay ` +
+          `(${floor.byFrames.map(([k, n]) => `${fmt(n)} × ${k}`).join(', ')} frames: the replay's mean), ${BLOCKS_PER_SECOND} blocks/s for ${seconds} s; ` +
+          `server side (choice made → every frame handed to the kernel, per block): p50 ${percentile(floor.writeMs, 50).toFixed(1)} ms, p99 ${percentile(floor.writeMs, 99).toFixed(1)} ms ` +
+          `(its CPU time: p50 ${percentile(floor.writeCpuMs, 50).toFixed(1)} ms, p99 ${percentile(floor.writeCpuMs, 99).toFixed(1)} ms); ` +
           `${floor.closed} connections lost; load average ${floor.load.toFixed(1)}`,
       });
       const fanoutShare = replay.parts.filter(([part]) => part.startsWith('fan-out')).reduce((s, [, share]) => s + share, 0);
@@ -276,10 +355,10 @@ const bench: Benchmark = {
         value: fanoutShare * 100,
         unit: '%',
         note:
-          `V8 sampling profile of the server's process over the ${seconds} s measured: ` +
+          `V8 sampling profile (500 µs) of the server's process over ${PROFILE_SECONDS} s of the same replay right after the measured seconds (not during them: the floor runs unprofiled): ` +
           replay.parts.map(([part, share]) => `${part} ${(share * 100).toFixed(1)}%`).join(', ') +
           `. The socket writes are what the bare writer pays too; the rest of the fan-out is the hub's own cost; ` +
-          `the follower, the replay source and garbage collection share the process (and the 2 cores with the clients) but not the fan-out's synchronous run`,
+          `the follower and the replay source share the process (and the 2 cores with the clients) but not the fan-out's synchronous run; garbage collection does, when a collection falls due during it`,
       });
 
       // Throughput: the same subscribers and payloads through the hub and through Redis PUBSUB.

@@ -13,6 +13,8 @@ const POSITION_STRIDE = 1_000_000;
 let received = 0;
 let closedByServer = 0;
 let latencies: number[] = [];
+/** Key (masterchain seqno) of each latency, in the same order. */
+let latencyKeys: number[] = [];
 const published = new Map<number, number>();
 /** Receipts whose publish time had not arrived yet: [key, receivedAt]. */
 let waiting: Array<[number, number]> = [];
@@ -28,7 +30,12 @@ function receivedEvent(position: number, at: number): void {
   const key = Math.floor(position / POSITION_STRIDE);
   const t = published.get(key);
   if (t === undefined) waiting.push([key, at]);
-  else latencies.push(at - t);
+  else record(key, at - t);
+}
+
+function record(key: number, latency: number): void {
+  latencies.push(latency);
+  latencyKeys.push(key);
 }
 
 function openSse(url: string, accounts: string[], token?: string): Promise<void> {
@@ -145,7 +152,7 @@ process.on('message', (cmd: Command) => {
       for (const [key, at] of waiting) {
         const t = published.get(key);
         if (t === undefined) still.push([key, at]);
-        else latencies.push(at - t);
+        else record(key, at - t);
       }
       waiting = still;
       break;
@@ -155,11 +162,14 @@ process.on('message', (cmd: Command) => {
       lastReported = -1;
       closedByServer = 0;
       latencies = [];
+      latencyKeys = [];
       waiting = [];
       break;
-    case 'report':
-      send({ type: 'report', received, latencies, closedByServer });
+    case 'report': {
+      const maxKey = cmd.maxKey;
+      send({ type: 'report', received, latencies: maxKey === undefined ? latencies : latencies.filter((_, i) => latencyKeys[i]! <= maxKey), closedByServer });
       break;
+    }
     case 'close':
       for (const close of closers.splice(0)) close();
       clearInterval(ticker);

@@ -1,7 +1,8 @@
 // The bare writer floor of bench/streaming.ts, run in its own process (see floor.ts): accepts SSE and
-// WebSocket clients on the real server's paths with the same handshake, then per block writes one
-// prebuilt frame to randomly chosen connections. No matching, no serialisation per recipient: what
-// is left is the cost of the writes themselves, on this machine, as the same clients see it.
+// WebSocket clients on the real server's paths with the same handshake, then per block writes prebuilt
+// frames to randomly chosen connections, as many per connection (in one write) as the replay gave. No
+// matching, no serialisation per recipient: what is left is the cost of the writes themselves, on this
+// machine, as the same clients see it.
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -79,19 +80,26 @@ async function run(options: FloorRun): Promise<void> {
     const position = key * POSITION_STRIDE;
     const sse = paddedFrame(options.sseBytes, (p) => httpChunk(sseMessageFrame(position, p)));
     const ws = paddedFrame(options.wsBytes, (p) => wsTextFrame(wsNotification('account_transaction', p, position)));
+    // k frames of a connection go in one write, as the hub writes a batch's frames to a connection
+    const writes = options.byFrames.map(([k, n]) => ({ n, sse: Buffer.concat(Array(k).fill(sse)), ws: Buffer.concat(Array(k).fill(ws)) }));
     // Partial Fisher-Yates: the first `n` entries become a fresh random choice of distinct connections.
-    const n = Math.min(options.perBlock, connections.length);
+    const n = Math.min(writes.reduce((s, w) => s + w.n, 0), connections.length);
     for (let i = 0; i < n; i++) {
       const j = i + Math.floor(Math.random() * (connections.length - i));
       [connections[i], connections[j]] = [connections[j]!, connections[i]!];
     }
     // Published now: the choice is made, what follows is only the writes.
     const at = sharedNow();
-    for (let i = 0; i < n; i++) {
-      const c = connections[i]!;
-      if (!c.socket.destroyed) c.socket.write(c.ws ? ws : sse);
+    const cpu = process.cpuUsage();
+    let i = 0;
+    for (const w of writes) {
+      for (const end = Math.min(n, i + w.n); i < end; i++) {
+        const c = connections[i]!;
+        if (!c.socket.destroyed) c.socket.write(c.ws ? w.ws : w.sse);
+      }
     }
-    send({ type: 'published', entries: [[key, at]] });
+    const used = process.cpuUsage(cpu);
+    send({ type: 'published', entries: [[key, at]], writeMs: sharedNow() - at, writeCpuMs: (used.user + used.system) / 1000 });
   }
 }
 

@@ -9,8 +9,11 @@ export interface FloorRun {
   /** Blocks to write, one every `blockMs`. */
   blocks: number;
   blockMs: number;
-  /** Distinct connections written per block (chosen at random each block). */
-  perBlock: number;
+  /**
+   * Connections written per block (chosen at random each block), by frames each: [k, n] = n connections
+   * get k frames in one write, as the hub writes a connection's frames of a batch.
+   */
+  byFrames: Array<[frames: number, connections: number]>;
   /** Bytes of the SSE frame (as an HTTP chunk) and of the WebSocket frame, as on the wire. */
   sseBytes: number;
   wsBytes: number;
@@ -19,12 +22,20 @@ export interface FloorRun {
 }
 
 export type FloorCommand = ({ type: 'run' } & FloorRun) | { type: 'close' };
-export type FloorReply = { type: 'listening'; url: string } | { type: 'published'; entries: Array<[number, number]> } | { type: 'done' };
+export type FloorReply =
+  | { type: 'listening'; url: string }
+  /** A block written: when (its key, published at), and how long its writes took in the floor's process (wall, CPU). */
+  | { type: 'published'; entries: Array<[number, number]>; writeMs: number; writeCpuMs: number }
+  | { type: 'done' };
 
 export interface FloorServer {
   url: string;
   /** Called with [key, published at] entries as the blocks are written. */
   onPublished(listener: (entries: Array<[number, number]>) => void): void;
+  /** Per block written so far: ms from the choice made to the last write handed to the kernel. */
+  readonly writeMs: number[];
+  /** Per block written so far: the floor process's CPU ms in those writes. */
+  readonly writeCpuMs: number[];
   /** Resolves once the last block is written. */
   run(options: FloorRun): Promise<void>;
   close(): Promise<void>;
@@ -36,16 +47,24 @@ export async function startFloorServer(): Promise<FloorServer> {
   child.on('error', () => {}); // a send racing the child's exit; close() copes
   let listener: (entries: Array<[number, number]>) => void = () => {};
   let done: (() => void) | null = null;
+  const writeMs: number[] = [];
+  const writeCpuMs: number[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`floor server exited with ${code} before listening`)));
     child.on('message', (reply: FloorReply) => {
       if (reply.type === 'listening') resolve(reply.url);
-      else if (reply.type === 'published') listener(reply.entries);
+      else if (reply.type === 'published') {
+        writeMs.push(reply.writeMs);
+        writeCpuMs.push(reply.writeCpuMs);
+        listener(reply.entries);
+      }
       else done?.();
     });
   });
   return {
     url,
+    writeMs,
+    writeCpuMs,
     onPublished: (l) => {
       listener = l;
     },

@@ -10,8 +10,8 @@ export type Command =
   | { type: 'published'; entries: Array<[number, number]> }
   /** Starts counting and measuring afresh. */
   | { type: 'reset' }
-  /** Answers `report` with the counts and latencies since the last reset. */
-  | { type: 'report' }
+  /** Answers `report` with the counts and latencies since the last reset (latencies of keys up to `maxKey` only, when given). */
+  | { type: 'report'; maxKey?: number }
   | { type: 'close' };
 
 export type Reply =

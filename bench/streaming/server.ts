@@ -21,6 +21,8 @@ export interface BenchServer {
   registry: Registry;
   /** When a block batch was published (shared clock). */
   publishedAt(batch: EventBatch): number;
+  /** The process's CPU time (user + system, all threads) used since the block batch was published, in ms. */
+  cpuSincePublished(batch: EventBatch): number;
   /** Called with [masterchain seqno, published at] entries, in batches. */
   onPublished(listener: (entries: Array<[number, number]>) => void): void;
   /** Sum of a counter or gauge over its labels. */
@@ -34,12 +36,14 @@ export async function startBenchServer(tmpDir: string): Promise<BenchServer> {
   await log.open();
   let pending: Array<[number, number]> = [];
   const publishedAt = new Map<number, number>();
+  const cpuAt = new Map<number, NodeJS.CpuUsage>();
   let listener: ((entries: Array<[number, number]>) => void) | null = null;
   // Before the hub subscribes: this runs first for every batch, right before the fan-out.
   log.subscribe((batch: EventBatch) => {
     if (batch.kind !== 'block') return;
     const at = sharedNow();
     publishedAt.set(batch.mcSeqno, at);
+    cpuAt.set(batch.mcSeqno, process.cpuUsage());
     pending.push([Math.floor(batch.firstPosition / POSITION_STRIDE), at]);
     if (pending.length === 1) {
       setImmediate(() => {
@@ -73,6 +77,10 @@ export async function startBenchServer(tmpDir: string): Promise<BenchServer> {
     streaming,
     registry,
     publishedAt: (batch) => publishedAt.get(batch.mcSeqno) ?? Number.NaN,
+    cpuSincePublished: (batch) => {
+      const used = process.cpuUsage(cpuAt.get(batch.mcSeqno));
+      return (used.user + used.system) / 1000;
+    },
     onPublished: (l) => {
       listener = l;
     },

@@ -11,8 +11,8 @@ import { Route, type AccountRoutes, type Subscriber, type SubscriptionIndex } fr
 export type Transport = 'sse' | 'ws';
 
 /** A batch of prebuilt frames as one write: cheaper than corking into a writev, which the fan-out pays per connection. */
-export function writeBatch(socket: Socket, frames: Buffer[]): void {
-  socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+export function writeBatch(socket: Socket, first: Buffer, more: Buffer[] | null): void {
+  socket.write(more === null ? first : Buffer.concat([first, ...more]));
 }
 
 /** What a connection needs from the hub. */
@@ -65,14 +65,16 @@ export abstract class StreamConnection implements Subscriber {
   closing = false;
 
   protected readonly routes = new RouteSet();
-  private queue: Buffer[] = [];
+  /** Frames queued during a batch: most connections get one, so an array only from the second on. */
+  private pending: Buffer | null = null;
+  private pendingMore: Buffer[] | null = null;
 
   constructor(protected readonly host: ConnectionHost) {}
 
   /** The frame of `event` in this transport's form. */
   protected abstract frame(event: PreparedEvent, variant: PayloadVariant): Buffer;
-  /** Writes frames in one go (corked). */
-  protected abstract writeFrames(frames: Buffer[]): void;
+  /** Writes a batch's frames (`first`, then `more` when there are several) in one go. */
+  protected abstract writeFrames(first: Buffer, more: Buffer[] | null): void;
   /** Bytes accepted but not yet handed to the kernel. */
   abstract bufferedBytes(): number;
   /** Heartbeat (SSE) or ping (WebSocket) after silence. */
@@ -90,8 +92,11 @@ export abstract class StreamConnection implements Subscriber {
 
   deliver(event: PreparedEvent, variant: PayloadVariant, touched: Subscriber[]): void {
     if (this.closing) return;
-    if (this.queue.length === 0) touched.push(this);
-    this.queue.push(this.frame(event, variant));
+    const frame = this.frame(event, variant);
+    if (this.pending === null) {
+      touched.push(this);
+      this.pending = frame;
+    } else (this.pendingMore ??= []).push(frame);
     this.lastSent = event.position;
     this.host.countSent(event.event.type);
   }
@@ -103,20 +108,17 @@ export abstract class StreamConnection implements Subscriber {
    * `paced` writers (replays) wait for drain themselves. `now`: the caller's clock, read once per batch.
    */
   flush(paced = false, now = Date.now()): void {
-    const frames = this.queue;
-    if (frames.length === 0) return;
-    if (this.closing || this.closed) {
-      frames.length = 0;
-      return;
-    }
+    const first = this.pending;
+    if (first === null) return;
+    const more = this.pendingMore;
+    this.pending = null;
+    this.pendingMore = null;
+    if (this.closing || this.closed) return;
     if (!paced && this.bufferedBytes() > this.host.bufferBytes) {
-      frames.length = 0;
       this.host.slowConsumer(this);
       return;
     }
-    this.writeFrames(frames);
-    // the writes copied or concatenated the frames synchronously: the queue is reused, not reallocated
-    frames.length = 0;
+    this.writeFrames(first, more);
     this.lastWriteAt = now;
   }
 
@@ -124,7 +126,8 @@ export abstract class StreamConnection implements Subscriber {
   closeSlow(): void {
     if (this.closing || this.closed) return;
     this.closing = true;
-    this.queue = [];
+    this.pending = null;
+    this.pendingMore = null;
     this.closeAsSlow();
   }
 
@@ -142,7 +145,8 @@ export abstract class StreamConnection implements Subscriber {
     this.closed = true;
     this.moveTo(null);
     this.replay = null;
-    this.queue = [];
+    this.pending = null;
+    this.pendingMore = null;
     this.host.closed(this);
   }
 

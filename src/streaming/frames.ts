@@ -164,48 +164,82 @@ export function wsReply(id: number | null, method: string, result: string): stri
   return `{"id":${id === null ? 'null' : id},"jsonrpc":"2.0","method":${JSON.stringify(method)},"result":${JSON.stringify(result)}}\n`;
 }
 
+/** Slots of PreparedEvent's forms (see there). */
+const FORM_SLOTS = 14;
+
 /**
- * One event with its wire forms, built on first use. Slots of `forms` (allocated on first use: most
- * events of a busy block reach one connection, or none): payload [variant], SSE frame [2 + variant],
- * SSE chunk [4 + variant], WebSocket notification [6 + variant * 2 + withEventId], WebSocket frame
- * [10 + variant * 2 + withEventId].
+ * One event with its wire forms, built on first use. Slots of `forms`: payload [variant], SSE frame
+ * [2 + variant], SSE chunk [4 + variant], WebSocket notification [6 + variant * 2 + withEventId],
+ * WebSocket frame [10 + variant * 2 + withEventId]. The dispatcher reuses one PreparedEvent for every
+ * event (`reset`): a fan-out of thousands of events allocates their frames and nothing else.
  */
 export class PreparedEvent {
-  private forms: Array<string | Buffer | undefined> | null = null;
+  private readonly forms: Array<string | Buffer | undefined> = new Array<undefined>(FORM_SLOTS).fill(undefined);
+  /** Whether a form of the current event is cached (reset then clears them). */
+  private used = false;
+  private current: ChainEvent;
 
-  constructor(readonly event: ChainEvent) {}
+  constructor(event: ChainEvent) {
+    this.current = event;
+  }
+
+  /** Starts over with `event`; frames handed out before stay valid (they are the recipients' now). */
+  reset(event: ChainEvent): this {
+    this.current = event;
+    if (this.used) {
+      this.forms.fill(undefined);
+      this.used = false;
+    }
+    return this;
+  }
+
+  /** Drops the cached forms, so an idle PreparedEvent keeps no frame alive. */
+  release(): void {
+    this.reset(this.current);
+  }
+
+  get event(): ChainEvent {
+    return this.current;
+  }
 
   get position(): Position {
-    return this.event.position;
+    return this.current.position;
   }
 
   payload(variant: PayloadVariant): string {
-    const forms = (this.forms ??= []);
-    return (forms[variant] ??= eventPayload(this.event, variant)) as string;
+    return (this.forms[variant] ?? this.keep(variant, eventPayload(this.current, variant))) as string;
   }
 
   sseFrame(variant: PayloadVariant): Buffer {
-    const forms = (this.forms ??= []);
-    return (forms[2 + variant] ??= sseMessageFrame(this.event.position, this.payload(variant))) as Buffer;
+    const slot = 2 + variant;
+    return (this.forms[slot] ?? this.keep(slot, sseMessageFrame(this.current.position, this.payload(variant)))) as Buffer;
   }
 
   /** The SSE frame as an HTTP chunk, ready for the socket (one allocation: no frame Buffer in between). */
   sseChunk(variant: PayloadVariant): Buffer {
-    const forms = (this.forms ??= []);
-    return (forms[4 + variant] ??= httpChunkOf(sseMessageText(this.event.position, this.payload(variant)))) as Buffer;
+    const slot = 4 + variant;
+    return (this.forms[slot] ?? this.keep(slot, httpChunkOf(sseMessageText(this.current.position, this.payload(variant))))) as Buffer;
   }
 
   /** The JSON-RPC notification (the WebSocket message's payload). */
   wsFrame(variant: PayloadVariant, withEventId: boolean): Buffer {
-    const forms = (this.forms ??= []);
     const slot = 6 + variant * 2 + (withEventId ? 1 : 0);
-    return (forms[slot] ??= wsNotification(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null)) as Buffer;
+    const event = this.current;
+    return (this.forms[slot] ??
+      this.keep(slot, wsNotification(WS_METHOD[event.type], this.payload(variant), withEventId ? event.position : null))) as Buffer;
   }
 
   /** The notification as a complete WebSocket frame, ready for the socket (one allocation). */
   wsWire(variant: PayloadVariant, withEventId: boolean): Buffer {
-    const forms = (this.forms ??= []);
     const slot = 10 + variant * 2 + (withEventId ? 1 : 0);
-    return (forms[slot] ??= wsTextFrameOf(wsNotificationText(WS_METHOD[this.event.type], this.payload(variant), withEventId ? this.event.position : null))) as Buffer;
+    const event = this.current;
+    return (this.forms[slot] ??
+      this.keep(slot, wsTextFrameOf(wsNotificationText(WS_METHOD[event.type], this.payload(variant), withEventId ? event.position : null)))) as Buffer;
+  }
+
+  private keep<T extends string | Buffer>(slot: number, form: T): T {
+    this.forms[slot] = form;
+    this.used = true;
+    return form;
   }
 }

@@ -76,9 +76,9 @@ export class SseConnection extends StreamConnection {
     return this.chunked ? event.sseChunk(variant) : event.sseFrame(variant);
   }
 
-  protected writeFrames(frames: Buffer[]): void {
+  protected writeFrames(first: Buffer, more: Buffer[] | null): void {
     if (this.socket.destroyed) return;
-    writeBatch(this.socket, frames);
+    writeBatch(this.socket, first, more);
   }
 
   bufferedBytes(): number {

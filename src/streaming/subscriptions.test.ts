@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { account, hashOf, message, transaction } from '../../test/support/model.js';
 import { makePosition, type ChainEvent } from '../bus/events.js';
 import type { PendingMessage, TransactionModel } from '../chain/model.js';
-import { PLAIN, WITH_INVOLVED, type PayloadVariant, type PreparedEvent } from './frames.js';
+import { PLAIN, WITH_INVOLVED, httpChunk, sseMessageFrame, wsNotification, wsTextFrame, type PayloadVariant, type PreparedEvent } from './frames.js';
 import { Route, SubscriptionIndex, type Subscriber } from './subscriptions.js';
 
 class Recorder implements Subscriber {
@@ -88,6 +88,31 @@ describe('SubscriptionIndex', () => {
       [PLAIN, `{"boc":"${unemulated.boc}"}`],
     ]);
     expect(other.got).toEqual([]);
+  });
+
+  it('keeps the frames built for each event intact while the index reuses its prepared event for the next ones', () => {
+    // A connection keeps the frames (not the prepared event) until the batch is written.
+    class Keeper implements Subscriber {
+      stamp = 0;
+      frames: Buffer[] = [];
+      deliver(event: PreparedEvent, variant: PayloadVariant): void {
+        this.frames.push(event.sseChunk(variant), event.wsWire(variant, true));
+      }
+    }
+    const index = new SubscriptionIndex();
+    const a = new Keeper();
+    const b = new Keeper();
+    index.transactions.add(account(1), new Route(a, null, -1));
+    index.transactions.add(account(2), new Route(b, null, -1));
+    index.transactions.add(account(2), new Route(a, null, -1));
+    const events = [1, 2, 1, 2].map((k, i) => at({ type: 'transaction', tx: transaction({ account: account(k), lt: BigInt(100 + i) }) }));
+    index.dispatch(events, []);
+    const wire = (e: ChainEvent) => {
+      const payload = `{"account_id":"${(e as { tx: TransactionModel }).tx.account}","lt":${(e as { tx: TransactionModel }).tx.lt},"tx_hash":"${(e as { tx: TransactionModel }).tx.hash}"}`;
+      return [httpChunk(sseMessageFrame(e.position, payload)), wsTextFrame(wsNotification('account_transaction', payload, e.position))];
+    };
+    expect(a.frames).toEqual(events.flatMap(wire));
+    expect(b.frames).toEqual([events[1]!, events[3]!].flatMap(wire));
   });
 
   it('filters blocks by workchain and transactions by operations; ALL routes see everything that passes', () => {

@@ -11,7 +11,10 @@ import { pendingOpcodes, traceOpcodes } from './opcodes.js';
 export interface Subscriber {
   /** Serial of the last event delivered: a connection gets an event once even when several routes match. */
   stamp: number;
-  /** Queues the event's frame; the dispatcher flushes every subscriber it touched after the batch. */
+  /**
+   * Queues the event's frame; the dispatcher flushes every subscriber it touched after the batch.
+   * `event` is the dispatcher's, reused for the next event: keep the frames it builds, not it.
+   */
   deliver(event: PreparedEvent, variant: PayloadVariant, touched: Subscriber[]): void;
 }
 
@@ -77,7 +80,10 @@ export class SubscriptionIndex {
   // State of the event being dispatched (fields, not closures: this loop runs for every event).
   private serial = 0;
   private event: ChainEvent | null = null;
+  /** One PreparedEvent for every event dispatched (see PreparedEvent.reset); null until the first delivery. */
   private prepared: PreparedEvent | null = null;
+  /** Whether `prepared` holds the event being dispatched. */
+  private preparedCurrent = false;
   /** Opcodes of the trace or pending message being dispatched, read once (see opcodes.ts). */
   private opcodes: readonly number[] | null = null;
   private touched: Subscriber[] = [];
@@ -88,14 +94,15 @@ export class SubscriptionIndex {
     for (const event of events) {
       this.serial = ++serialCounter;
       this.event = event;
-      this.prepared = null;
+      this.preparedCurrent = false;
       switch (event.type) {
         case 'transaction':
           this.dispatchTransaction(event.tx.account, event.tx.inMessage?.opcode ?? null);
           break;
         case 'trace':
           this.opcodes = null;
-          for (const account of event.trace.accounts) this.sendSlot(this.traces.get(account), PLAIN, ROUTE_TRACE);
+          // a busy block completes hundreds of traces of a few accounts each: no lookups while nobody follows traces
+          if (this.traces.size > 0) for (const account of event.trace.accounts) this.sendSlot(this.traces.get(account), PLAIN, ROUTE_TRACE);
           for (const r of this.allTraces) this.sendIf(r, PLAIN, ROUTE_TRACE);
           break;
         case 'mempool':
@@ -112,11 +119,12 @@ export class SubscriptionIndex {
       }
     }
     this.event = null;
-    this.prepared = null;
+    this.prepared?.release();
+    this.preparedCurrent = false;
   }
 
   private dispatchTransaction(account: AccountId, opcode: number | null): void {
-    const slot = this.transactions.get(account);
+    const slot = this.transactions.size > 0 ? this.transactions.get(account) : undefined;
     if (slot !== undefined) {
       if (Array.isArray(slot)) {
         for (const r of slot) if (matchesOperation(r.ops, opcode)) this.send(r, PLAIN);
@@ -148,7 +156,9 @@ export class SubscriptionIndex {
   }
 
   private prepare(): PreparedEvent {
-    return (this.prepared ??= new PreparedEvent(this.event!));
+    if (this.preparedCurrent) return this.prepared!;
+    this.preparedCurrent = true;
+    return this.prepared === null ? (this.prepared = new PreparedEvent(this.event!)) : this.prepared.reset(this.event!);
   }
 
   private send(route: Route, variant: PayloadVariant): void {

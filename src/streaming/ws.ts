@@ -62,17 +62,19 @@ export class WsConnection extends StreamConnection {
    * for every recipient. ws writes its own frames (replies, pings, close) synchronously to the same
    * socket (no compression is negotiated), so the order on the wire is the order of the calls.
    */
-  protected writeFrames(frames: Buffer[]): void {
+  protected writeFrames(first: Buffer, more: Buffer[] | null): void {
     if (this.ws.readyState !== OPEN || this.socket.destroyed) return;
     if (!this.direct) {
-      for (const frame of frames) this.ws.send(frame, { binary: false });
+      this.ws.send(first, { binary: false });
+      for (const frame of more ?? []) this.ws.send(frame, { binary: false });
       return;
     }
-    writeBatch(this.socket, frames);
+    writeBatch(this.socket, first, more);
   }
 
   bufferedBytes(): number {
-    return this.ws.bufferedAmount;
+    // without compression ws queues nothing of its own: the socket's count is all (and the write reads it anyway)
+    return this.direct ? this.socket.writableLength : this.ws.bufferedAmount;
   }
 
   heartbeat(): void {
