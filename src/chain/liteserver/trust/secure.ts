@@ -43,7 +43,6 @@ const MC_SHARD = -(1n << 63n);
 /** Proven blocks kept for the disagreement check (the newest ones). */
 const PROVEN_KEPT = 4096;
 
-
 /** A walk's outcome: proven (the key blocks it passed, the server of its last reply), or why not. */
 type Walk = { proven: true; keyBlocks: BlockIdExt[]; server: string } | { proven: false; why: string };
 
@@ -297,9 +296,8 @@ export class SecureTrust implements HeadTrust {
     const r = this.reportOf(server);
     r.failedProofs++;
     r.lastFailure = err.message;
-    const reason = `proof toward ${describeBlockId(target)} failed: ${err.message}`;
-    this.log(`secure trust: ${server} ${reason}`, 'warn');
-    this.options.pool.demote(server, reason, 'disproven');
+    // the demotion is the log line (the source logs every demotion once, whoever demoted)
+    this.options.pool.demote(server, `proof toward ${describeBlockId(target)} failed: ${err.message}`, 'disproven');
   }
 
   /** Servers whose head lags the best proven head by more than the limit are reported and demoted once per episode. */
@@ -317,9 +315,7 @@ export class SecureTrust implements HeadTrust {
       const first = r.laggingBy === null;
       r.laggingBy = lag;
       if (!first) continue;
-      const reason = `head ${s.head.seqno} lags the best proven head ${best} by ${lag} blocks (more than ${this.maxLag}): withholding or stuck`;
-      this.log(`secure trust: ${s.server} ${reason}`, 'warn');
-      this.options.pool.demote(s.server, reason, 'lagging');
+      this.options.pool.demote(s.server, `head ${s.head.seqno} lags the best proven head ${best} by ${lag} blocks (more than ${this.maxLag}): withholding or stuck`, 'lagging');
     }
   }
 
