@@ -1,17 +1,18 @@
 // The masterchain head the liteserver source publishes: every head a server reports is offered to the
-// trust level, one offer at a time; a newly believed head is published (callback, waiters) once its
+// trust level, one offer at a time; a newly believed head is published (callback, waits) once its
 // header is proven. A trust alarm stops it for good.
 import type { BlockHeader } from '../model.js';
 import type { ProvenReads } from './proven.js';
 import type { BlockIdExt } from './tl/lite-api.js';
 import type { LitePool } from './transport/pool.js';
+import { Wakeup } from './transport/wakeup.js';
 import type { TrustLog } from './trust/fast.js';
 import { describeAlarm, type HeadTrust } from './trust/head-trust.js';
 
 export class BelievedHead {
   private current: { id: BlockIdExt; header: BlockHeader } | null = null;
   private offers: Promise<void> = Promise.resolve();
-  private readonly waiters = new Set<() => void>();
+  private readonly nextHead = new Wakeup();
   private stopped = false;
   /** Set for good by a trust alarm: why nothing from this network is believed any more. */
   alarm: string | null = null;
@@ -40,20 +41,12 @@ export class BelievedHead {
 
   /** Resolves at the next published head, at stop, or after `ms`. */
   wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(t);
-        this.waiters.delete(done);
-        resolve();
-      };
-      const t = setTimeout(done, ms);
-      this.waiters.add(done);
-    });
+    return this.nextHead.wait(ms);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake();
+    this.nextHead.wakeAll();
     await this.offers.catch(() => {});
   }
 
@@ -69,7 +62,7 @@ export class BelievedHead {
       if (alarm) {
         this.alarm = `trust alarm: ${describeAlarm(alarm)}`;
         this.log?.('error', this.alarm, { alarm });
-        this.wake();
+        this.nextHead.wakeAll();
       } else this.log?.('warn', `the trust level could not judge ${server}'s head: ${(err as Error).message}`);
       return;
     }
@@ -82,11 +75,7 @@ export class BelievedHead {
       return;
     }
     this.current = { id: believed, header };
-    this.wake();
+    this.nextHead.wakeAll();
     this.published(believed.seqno);
-  }
-
-  private wake(): void {
-    for (const w of [...this.waiters]) w();
   }
 }

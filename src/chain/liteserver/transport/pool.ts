@@ -5,6 +5,7 @@
 import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';
 import type { BlockIdExt, LiteMethodName, RequestOf, ResponseOf } from '../tl/lite-api.js';
 import { AdnlClient } from './adnl.js';
+import { Wakeup } from './wakeup.js';
 import { AdnlError, type LiteConnection, type LiteQueryOptions, type LiteTransport, type QueryRecorder } from './types.js';
 
 export interface PoolServer {
@@ -148,10 +149,12 @@ class Member {
 
 export class LitePool implements LiteTransport {
   private readonly members: Member[];
-  private readonly listeners = new Set<() => void>();
+  /** Waits for a state or head change (a query waiting for a server, waitReady). */
+  private readonly changes = new Wakeup();
   private closed = false;
   private readonly loops: Promise<void>[];
-  private readonly sleeps = new Set<() => void>();
+  /** Reconnect backoffs, cut short by close. */
+  private readonly backoff = new Wakeup();
 
   constructor(private readonly options: LitePoolOptions) {
     if (options.servers.length === 0) throw new Error('liteserver pool needs at least one server');
@@ -184,7 +187,7 @@ export class LitePool implements LiteTransport {
       if (this.closed) throw new LitePoolUnavailableError('liteserver pool is closed', s);
       const left = deadline - Date.now();
       if (left <= 0) throw new LitePoolUnavailableError(s.reason!, s);
-      await this.changed(left);
+      await this.changes.wait(left);
     }
   }
 
@@ -232,7 +235,7 @@ export class LitePool implements LiteTransport {
         const hope = this.members.some((x) => !tried.has(x) && !options.exclude?.includes(x.name) && x.state !== 'down');
         const left = deadline - Date.now();
         if (hope && left > 0) {
-          await this.changed(left);
+          await this.changes.wait(left);
           continue;
         }
         const need = options.minSeqno !== undefined ? ` with masterchain head ≥ ${options.minSeqno}` : '';
@@ -264,7 +267,7 @@ export class LitePool implements LiteTransport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const wake of this.sleeps) wake();
+    this.backoff.wakeAll();
     this.notify();
     await Promise.all(this.members.map((m) => m.client?.close()));
     await Promise.all(this.loops);
@@ -322,7 +325,7 @@ export class LitePool implements LiteTransport {
         m.nextDelayMs = Math.min(maxDelay, m.nextDelayMs * 2);
         this.emit({ type: 'disconnected', server: m.name, reason: m.lastError, retryInMs: delay });
         this.notify();
-        await this.sleep(delay);
+        await this.backoff.wait(delay);
       }
     }
   }
@@ -343,31 +346,6 @@ export class LitePool implements LiteTransport {
   }
 
   private notify(): void {
-    for (const l of [...this.listeners]) l();
-  }
-
-  /** Resolves at the next state or head change, or after `ms`. */
-  private changed(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(t);
-        this.listeners.delete(done);
-        resolve();
-      };
-      const t = setTimeout(done, ms);
-      this.listeners.add(done);
-    });
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(t);
-        this.sleeps.delete(wake);
-        resolve();
-      };
-      const t = setTimeout(wake, ms);
-      this.sleeps.add(wake);
-    });
+    this.changes.wakeAll();
   }
 }

@@ -7,6 +7,7 @@ import { TLWriter } from '../tl/codec.js';
 import type { LiteMethodName, RequestOf, ResponseOf } from '../tl/lite-api.js';
 import { LiteErrorCode, LiteServerError, decodeLiteAnswer, decodeLiteQuery, encodeLiteQuery } from '../tl/envelope.js';
 import { liteApi } from '../tl/lite-api.js';
+import { Wakeup } from './wakeup.js';
 import { AdnlError, CLOSED_BY_CLIENT, type LiteConnection, type LiteQueryOptions, type QueryRecorder, type RecordedQuery } from './types.js';
 
 /** Appends each recorded query to `path` as JSON Lines; `close` flushes. */
@@ -39,7 +40,7 @@ export class ReplayTransport implements LiteConnection {
   private readonly exact = new Map<string, RecordedQuery[]>();
   private readonly loose = new Map<string, RecordedQuery[]>();
   private readonly served = new Map<RecordedQuery[], number>();
-  private readonly waits = new Set<() => void>();
+  private readonly waits = new Wakeup();
   private closedBy: AdnlError | undefined;
 
   constructor(entries: readonly RecordedQuery[]) {
@@ -63,14 +64,14 @@ export class ReplayTransport implements LiteConnection {
     }));
   }
 
-  /**
-   * Same query bytes first, else the same request with any wait prefix. Repeated queries get the
-   * recorded answers in order, then the last one again (a head poll keeps seeing the last head).
-   */
   get closed(): boolean {
     return this.closedBy !== undefined;
   }
 
+  /**
+   * Same query bytes first, else the same request with any wait prefix. Repeated queries get the
+   * recorded answers in order, then the last one again (a head poll keeps seeing the last head).
+   */
   async query<M extends LiteMethodName>(method: M, request: RequestOf<M>, options: LiteQueryOptions = {}): Promise<ResponseOf<M>> {
     if (this.closedBy) throw this.closedBy;
     const query = encodeLiteQuery(method, request, options.wait).toString('base64');
@@ -94,20 +95,12 @@ export class ReplayTransport implements LiteConnection {
 
   async close(): Promise<void> {
     this.closedBy ??= new AdnlError('closed', 'replay', CLOSED_BY_CLIENT);
-    for (const wake of [...this.waits]) wake();
+    this.waits.wakeAll();
   }
 
   /** Waits `ms`, or until close (then throws as a closed connection). */
   private async sleep(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.waits.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.waits.add(wake);
-    });
+    await this.waits.wait(ms);
     if (this.closedBy) throw this.closedBy;
   }
 }
