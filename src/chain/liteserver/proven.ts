@@ -18,7 +18,8 @@ import { ProofError } from './trust/errors.js';
 import { hashHex } from './trust/merkle.js';
 import { checkTransactionHistory } from './trust/transactions.js';
 import { librariesDict, libraryHashes, type TvmContext } from './tvm.js';
-import { queryExisting, type ExistingBlock } from './withheld.js';
+import { checkedQuery } from './checked-query.js';
+import type { ExistingBlock } from './withheld.js';
 
 const MC_SHARD = -(1n << 63n);
 /** Proven history links remembered (getTransactions continues pages from them). */
@@ -43,32 +44,11 @@ export class ProvenReads {
 
   constructor(private readonly pool: LitePool) {}
 
-  /**
-   * Runs a query and its check; a reply that fails the check demotes its server and the query goes to
-   * another. Throws when every server failed or none could answer. `exists`: the block asked about is
-   * proven to exist (committed by masterchain block `mcSeqno`), so a server refusing it may be withholding.
-   */
-  async query<M extends LiteMethodName, T>(
+  /** Runs a query and its check (checked-query.ts); `exists`: the block asked about is proven to exist. */
+  query<M extends LiteMethodName, T>(
     method: M, request: RequestOf<M>, options: PoolQueryOptions, check: (r: ResponseOf<M>) => T, exists?: ExistingBlock,
   ): Promise<T> {
-    const disproven: string[] = [];
-    for (;;) {
-      const asked = { ...options, exclude: [...(options.exclude ?? []), ...disproven] };
-      const reply = exists ? queryExisting(this.pool, method, request, asked, exists) : this.pool.queryWithServer(method, request, asked);
-      const { response, server } = await reply.catch((err) => {
-        if (err instanceof LitePoolUnavailableError && disproven.length > 0) {
-          throw new Error(`${method}: every liteserver that answered failed a proof check (${disproven.join(', ')}); ${err.message}`);
-        }
-        throw err;
-      });
-      try {
-        return check(response);
-      } catch (err) {
-        if (!(err instanceof ProofError)) throw err;
-        this.pool.demote(server, `${method}: ${err.message}`);
-        disproven.push(server);
-      }
-    }
+    return checkedQuery(this.pool, method, request, options, check, { exists, label: method });
   }
 
   /** The header of a believed masterchain block (getBlockHeader, proven against its root hash). */

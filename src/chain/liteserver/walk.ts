@@ -10,11 +10,12 @@ import type { BlockHeader, FinalizedBlock, SourcedTransaction } from '../model.j
 import { decodeBlock, type DecodedBlock } from '../decode/block.js';
 import type { ShardBlockRef } from '../decode/shard-hashes.js';
 import type { BlockIdExt } from './tl/lite-api.js';
-import { LitePoolUnavailableError, type LitePool } from './transport/pool.js';
+import type { LitePool } from './transport/pool.js';
 import { describeBlock, shardIdHex, type BlockRef } from './trust/block-ref.js';
 import { checkBlockHeaderProof, checkFullBlock, checkPrevLinks, parentShards } from './trust/blocks.js';
 import { ProofError } from './trust/errors.js';
 import { hashHex } from './trust/merkle.js';
+import { checkedQuery } from './checked-query.js';
 import { queryExisting } from './withheld.js';
 
 const MC_SHARD = -(1n << 63n);
@@ -96,26 +97,14 @@ export class BlockWalker {
    */
   async trusted(id: BlockRef): Promise<TrustedMasterchain> {
     if (id.fileHash === undefined) throw new Error(`a trusted block needs its file hash: ${describeBlock(id)}`);
-    const disproven: string[] = [];
-    for (;;) {
-      const { response, server } = await queryExisting(this.pool, 'getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned, exclude: disproven }, { mcSeqno: id.seqno, what: `block ${describeBlock(id)}` })
-        .catch((err) => {
-          if (err instanceof LitePoolUnavailableError && disproven.length > 0) {
-            throw new Error(`masterchain block ${id.seqno}: every liteserver that answered failed a proof check (${disproven.join(', ')}); ${err.message}`);
-          }
-          throw err;
-        });
-      try {
-        const block = this.checked(server, () => checkFullBlock(response.data, id, 'mc'));
-        return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash) })) };
-      } catch (err) {
-        if (!(err instanceof WalkProofError)) throw err;
-        // Without this the next start would ask the same server again (the fastest), and never get past it.
-        this.pool.demote(err.server, err.cause.message);
-        disproven.push(server);
-        if (this.pinned === server) this.pinned = undefined;
-      }
-    }
+    // A forger here would stop every walk that starts at this block: its reply demotes it and another is asked.
+    const trusted = await checkedQuery(this.pool, 'getBlock', { id: tlId(id) }, { minSeqno: id.seqno, prefer: this.pinned }, (r) => {
+      const block = checkFullBlock(r.data, id, 'mc');
+      return { id, tops: topsOf(decodeBlock(block.block, { fileHash: hashHex(id.fileHash!) })) };
+    }, { exists: { mcSeqno: id.seqno, what: `block ${describeBlock(id)}` } });
+    // `prefer` outranks demotion in the pool: a pinned server demoted here must not start the next walk
+    if (this.pinned && this.pool.status().servers.some((s) => s.server === this.pinned && s.demoted)) this.pinned = undefined;
+    return trusted;
   }
 
   private async walk(n: number, prev: TrustedMasterchain, expected?: BlockIdExt): Promise<WalkedBlock> {
