@@ -2,7 +2,8 @@
 // WebSocket clients (in two client processes) under the replay chain source at 10,000 tx/s through
 // the real follower, with publish → receive latency, and the same clients against a bare writer (the
 // machine's floor); server memory per idle connection; and delivered messages/s against Redis PUBSUB
-// with the same subscribers and payloads, in the same run.
+// with the same subscribers and payloads, in the same run. TONWATCH_BENCH_BLOCKS=1 prints each measured
+// block's deliveries, writes and nearby collections (hub and floor) on stderr.
 import os from 'node:os';
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { pino } from 'pino';
@@ -29,6 +30,8 @@ const FLOOR_FIRST_KEY = 1_000_000;
 const CLIENT_PROCESSES = 2;
 /** Seconds of the replay profiled, after the measured ones. */
 const PROFILE_SECONDS = 4;
+/** After a fan-out, the clients read what it wrote for about this long (the floor's p99 is ~40 ms). */
+const AFTER_FANOUT_MS = 50;
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 /** Math.max(...xs) overflows the stack for the 100,000s of latencies a run collects. */
@@ -67,6 +70,11 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   const fanoutCpuMs: number[] = [];
   /** Each measured block's fan-out, [start, end] on the shared clock, to find the collections inside one. */
   const fanouts: Array<[number, number]> = [];
+  /** Each measured block's key (masterchain seqno), in the order of `fanouts`. */
+  const blockKeys: number[] = [];
+  /** When the source announced each block and when the log published it (shared clock): the follower's time before the fan-out. */
+  const headAt = new Map<number, number>();
+  const publishedAt = new Map<number, number>();
   let shape = new BlockShape(new Set(owners));
   /** Blocks count only while measuring; the last one measured bounds the latencies reported. */
   let measuring = true;
@@ -79,10 +87,13 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
       fanoutCpuMs.push(server.cpuSincePublished(b));
       fanoutMs.push(end - server.publishedAt(b));
       fanouts.push([server.publishedAt(b), end]);
+      blockKeys.push(b.mcSeqno);
+      publishedAt.set(b.mcSeqno, server.publishedAt(b));
       shape.add(b);
       lastKey = b.mcSeqno;
     }
   });
+  const unwatch = source.onMasterchainHead((seqno) => headAt.set(seqno, sharedNow()));
   await source.start();
   await follower.start();
   // The first blocks ramp up (traces not yet at full depth): measure the steady state.
@@ -92,13 +103,17 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   fanoutMs.length = 0;
   fanoutCpuMs.length = 0;
   fanouts.length = 0;
+  blockKeys.length = 0;
   shape = new BlockShape(shape.subscribed);
   const gcs = new GcLog();
   const load = os.loadavg()[0]!;
   const started = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   measuring = false;
-  const gcInFanout = gcs.stop().within(fanouts);
+  gcs.stop();
+  const gcInFanout = gcs.within(fanouts);
+  // Right after a fan-out the clients read what it wrote: a collection then takes cores from them.
+  const gcAfterFanout = gcs.within(fanouts.map(([, end]) => [end, end + AFTER_FANOUT_MS]));
   const elapsed = performance.now() - started;
   // The profile is a pass of its own after the measured seconds: the sampling profiler interrupts the
   // server's thread (and its sampler takes CPU from the clients), and the floor runs without one.
@@ -109,10 +124,33 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   await follower.stop();
   await source.stop();
   unsubscribe();
+  unwatch();
   await new Promise((r) => setTimeout(r, 500));
   const report = await pool.report(lastKey);
+  // Source announced the block → client received it: the publish → receive latency plus the follower's time.
+  const sinceHead = (key: number) => (publishedAt.get(key) ?? Number.NaN) - (headAt.get(key) ?? Number.NaN);
+  const headToReceive = report.latencies.map((l, i) => l + sinceHead(report.keys[i]!)).filter((x) => !Number.isNaN(x));
+  const headToPublish = blockKeys.map(sinceHead).filter((x) => !Number.isNaN(x));
+  const blocks = byBlock(blockKeys, report);
+  if (process.env.TONWATCH_BENCH_BLOCKS) printBlocks('hub', blocks, fanouts.map(([from, to]) => to - from), fanoutCpuMs, (i) => gcs.near(fanouts[i]![0]));
   ctx.progress(`replay: ${fmt(perSecond(transactions, elapsed))} tx/s published, ${fmt(report.latencies.length)} deliveries measured`);
-  return { txPerSecond: perSecond(transactions, elapsed), latencies: report.latencies, closed: report.closedByServer, fanoutMs, fanoutCpuMs, gcInFanout, load, shape: shape.mean(), parts };
+  return { txPerSecond: perSecond(transactions, elapsed), latencies: report.latencies, blockP99: blocks.map((b) => b.p99), headToReceive, headToPublish, closed: report.closedByServer, fanoutMs, fanoutCpuMs, gcInFanout, gcAfterFanout, load, shape: shape.mean(), parts };
+}
+
+/** Each block's deliveries, by key (in `keys` order): their p99 and the rest of the line printBlocks writes. */
+function byBlock(keys: number[], report: { latencies: number[]; keys: number[] }): Array<{ key: number; n: number; p50: number; p99: number; max: number }> {
+  const latencies = new Map<number, number[]>(keys.map((k) => [k, []]));
+  report.keys.forEach((k, i) => latencies.get(k)?.push(report.latencies[i]!));
+  return keys.map((key) => {
+    const l = latencies.get(key)!;
+    return { key, n: l.length, p50: percentile(l, 50), p99: percentile(l, 99), max: maxOf(l) };
+  });
+}
+
+/** One line per measured block on stderr (TONWATCH_BENCH_BLOCKS=1): to see whether one block or every block sets the p99. */
+function printBlocks(side: string, blocks: ReturnType<typeof byBlock>, wallMs: number[], cpuMs: number[], gcs: (i: number) => string = () => '') {
+  const lines = blocks.map((b, i) => `${side} ${b.key}: ${b.n} deliveries, writes ${wallMs[i]!.toFixed(0)} ms (CPU ${cpuMs[i]!.toFixed(0)}), p50 ${b.p50.toFixed(0)} p99 ${b.p99.toFixed(0)} max ${b.max.toFixed(0)} ms ${gcs(i)}`);
+  process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 /** The server process's garbage collections (V8's performance entries), on the shared clock. */
@@ -132,6 +170,14 @@ class GcLog {
 
   private add(entries: PerformanceEntry[]): void {
     for (const e of entries) this.pauses.push([performance.timeOrigin + e.startTime, performance.timeOrigin + e.startTime + e.duration]);
+  }
+
+  /** The collections from 50 ms before `at` to a block later, as `+start ms (pause ms)` from `at`. */
+  near(at: number): string {
+    return this.pauses
+      .filter(([start]) => start >= at - 50 && start < at + 1000 / BLOCKS_PER_SECOND)
+      .map(([start, end]) => `gc ${start >= at ? '+' : ''}${(start - at).toFixed(0)} (${(end - start).toFixed(0)})`)
+      .join(', ');
   }
 
   /** How many of the windows hold (part of) a collection, and the collections' ms inside them. */
@@ -226,11 +272,15 @@ async function floorLoad(ctx: BenchContext, owners: string[], count: number, sha
     await run;
     await new Promise((r) => setTimeout(r, 500));
     const report = await pool.report();
+    const measured = seconds * BLOCKS_PER_SECOND;
+    const keys = Array.from({ length: measured }, (_, i) => FLOOR_FIRST_KEY + warmup * BLOCKS_PER_SECOND + i);
+    const blocks = byBlock(keys, report);
+    if (process.env.TONWATCH_BENCH_BLOCKS) printBlocks('floor', blocks, floor.writeMs.slice(-measured), floor.writeCpuMs.slice(-measured));
     ctx.progress(`floor: ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
     // the measured blocks are the last ones
     const writeMs = floor.writeMs.slice(-seconds * BLOCKS_PER_SECOND);
     const writeCpuMs = floor.writeCpuMs.slice(-seconds * BLOCKS_PER_SECOND);
-    return { connected: sse.count + ws.count, perBlock, byFrames, frames: byFrames.reduce((s, [k, n]) => s + k * n, 0), latencies: report.latencies, closed: report.closedByServer, load, writeMs, writeCpuMs };
+    return { connected: sse.count + ws.count, perBlock, byFrames, frames: byFrames.reduce((s, [k, n]) => s + k * n, 0), latencies: report.latencies, blockP99: blocks.map((b) => b.p99), closed: report.closedByServer, load, writeMs, writeCpuMs };
   } finally {
     await pool.close();
     await floor.close();
@@ -332,7 +382,11 @@ const bench: Benchmark = {
           `${fmt(replay.txPerSecond)} tx/s appended by the follower (4 blocks/s) in the server's process; ${replay.closed} connections lost. ` +
           `Server side (publish → every frame handed to the kernel, per block): p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms ` +
           `(the server process's CPU time in it: p50 ${percentile(replay.fanoutCpuMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutCpuMs, 99).toFixed(1)} ms), ` +
-          `a garbage collection inside ${replay.gcInFanout.windows} of ${replay.fanoutMs.length} fan-outs (${replay.gcInFanout.ms.toFixed(0)} ms in all). ` +
+          `a garbage collection inside ${replay.gcInFanout.windows} of ${replay.fanoutMs.length} fan-outs (${replay.gcInFanout.ms.toFixed(0)} ms in all) ` +
+          `and in the ${AFTER_FANOUT_MS} ms after ${replay.gcAfterFanout.windows} of them (${replay.gcAfterFanout.ms.toFixed(0)} ms in all: the clients read then). ` +
+          `Per block, the p99 of its deliveries: median ${percentile(replay.blockP99, 50).toFixed(1)} ms, worst ${maxOf(replay.blockP99).toFixed(1)} ms (floor: ${percentile(floor.blockP99, 50).toFixed(1)} ms, ${maxOf(floor.blockP99).toFixed(1)} ms). ` +
+          `From the source announcing a block to its receipt: p50 ${percentile(replay.headToReceive, 50).toFixed(1)} ms, p99 ${percentile(replay.headToReceive, 99).toFixed(1)} ms ` +
+          `(the follower's part, announced → published: p50 ${percentile(replay.headToPublish, 50).toFixed(1)} ms, p99 ${percentile(replay.headToPublish, 99).toFixed(1)} ms). ` +
           `Load average ${replay.load.toFixed(1)} on 2 cores during the run (server, 2 client processes and whatever else runs). ` +
           `Bare writer floor with the same clients (next row): p99 ${floorP99.toFixed(1)} ms`,
       });

@@ -167,7 +167,8 @@ process.on('message', (cmd: Command) => {
       break;
     case 'report': {
       const maxKey = cmd.maxKey;
-      send({ type: 'report', received, latencies: maxKey === undefined ? latencies : latencies.filter((_, i) => latencyKeys[i]! <= maxKey), closedByServer });
+      const keep = (_: number, i: number) => maxKey === undefined || latencyKeys[i]! <= maxKey;
+      send({ type: 'report', received, latencies: latencies.filter(keep), keys: latencyKeys.filter(keep), closedByServer });
       break;
     }
     case 'close':

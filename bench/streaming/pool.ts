@@ -79,12 +79,13 @@ export class ClientPool {
     return this.processes.reduce((s, p) => s + p.received, 0);
   }
 
-  /** Counts and latencies since the last reset; with `maxKey`, latencies of blocks up to that key only. */
-  async report(maxKey?: number): Promise<{ received: number; latencies: number[]; closedByServer: number }> {
+  /** Counts and latencies since the last reset, each latency's block key beside it; with `maxKey`, blocks up to that key only. */
+  async report(maxKey?: number): Promise<{ received: number; latencies: number[]; keys: number[]; closedByServer: number }> {
     const replies = await Promise.all(this.processes.map((p) => p.request({ type: 'report', maxKey }, 'report')));
     return {
       received: replies.reduce((s, r) => s + r.received, 0),
       latencies: replies.flatMap((r) => r.latencies),
+      keys: replies.flatMap((r) => r.keys),
       closedByServer: replies.reduce((s, r) => s + r.closedByServer, 0),
     };
   }

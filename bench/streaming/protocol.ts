@@ -17,7 +17,7 @@ export type Command =
 export type Reply =
   | { type: 'connected'; count: number; failed: number; firstError?: string }
   | { type: 'progress'; received: number }
-  | { type: 'report'; received: number; latencies: number[]; closedByServer: number }
+  | { type: 'report'; received: number; latencies: number[]; keys: number[]; closedByServer: number }
   | { type: 'closed' };
 
 /** Milliseconds on a clock that every process on the machine shares. */
