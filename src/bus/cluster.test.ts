@@ -137,7 +137,7 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
     // a singleton's step: its work (a row per batch) and its cursor in one transaction
     const applied = (trx: any, batch: EventBatch) => writeCursor(trx, `applied:${batch.mcSeqno}`, batch.lastPosition);
     const errors: string[] = [];
-    const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void errors.push(line) });
     const paused = await startConsumer({ name: 'router', log: old, store, logger, startAt: 'oldest', handle: (batch, trx) => applied(trx, batch) });
     try {
       await until(() => paused.position === makePosition(1, 0), 'the first batch applied');
@@ -152,6 +152,10 @@ describe.runIf(dialects.includes('postgres'))('event log across processes on Pos
       await until(() => errors.length > 0 || paused.position > makePosition(1, 0), "the old leader's step");
       expect(paused.position).toBe(makePosition(1, 0));
       expect(errors.join('')).toMatch(/term 1 was taken over by another process/);
+      // refused on every retry, said once (a warning, not an error a second until it is stopped)
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(paused.position).toBe(makePosition(1, 0));
+      expect(errors.map((line) => JSON.parse(line) as { level: number; msg: string })).toEqual([expect.objectContaining({ level: 40, msg: expect.stringMatching(/^consumer step refused: another process leads now/) })]);
       expect(await readCursor(store.db, 'consumer:router')).toBe(makePosition(1, 0));
       expect(await readCursor(store.db, 'applied:2')).toBeNull();
 

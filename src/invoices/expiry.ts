@@ -4,6 +4,7 @@
 // is counted before its invoice can expire.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { FencedError } from '../bus/leadership.js';
 import type { Store } from '../store/db.js';
 import { countEvents, queueWebhooks, saveInvoices, type InvoiceEvent, type LedgerDeps } from './ledger.js';
 import { expire } from './state.js';
@@ -33,6 +34,8 @@ export class ExpiryTimer {
   /** Unix seconds the timer is armed for. */
   private armedFor: number | null = null;
   private running = false;
+  /** The last sweep was refused by the fence (another process leads): said once, not once a second. */
+  private refused = false;
   private sweeping: Promise<void> | null = null;
 
   constructor(private readonly deps: ExpiryDeps) {}
@@ -90,10 +93,13 @@ export class ExpiryTimer {
         this.deps.afterCommit?.(events);
         if (events.length < SWEEP_BATCH) break;
       }
+      this.refused = false;
       const next = await nextExpiry(this.deps.store.db);
       if (next !== null && this.running) this.arm(next);
     } catch (err) {
-      this.deps.logger?.error({ err }, 'invoice expiry sweep failed; retrying in 1 s');
+      if (!(err instanceof FencedError)) this.deps.logger?.error({ err }, 'invoice expiry sweep failed; retrying in 1 s');
+      else if (!this.refused) this.deps.logger?.warn({ err }, 'invoice expiry sweep refused: another process leads now; retrying until this one is stopped or leads again');
+      this.refused = err instanceof FencedError;
       if (this.running) this.armIn(1000);
     }
   }

@@ -3,6 +3,7 @@
 // payment, partial payments) exactly once; expiry sweeps; list filters and sorts; stats that do
 // not overflow; idempotency keys.
 import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, dropTestStore, openTestStore } from '../../test/support/stores.js';
 import { addressToRaw } from '../chain/address.js';
@@ -10,6 +11,7 @@ import { NOBODY } from '../chain/devnet/scenarios.js';
 import { openTestDevnet, transactionsAfter, type TestDevnet } from '../../test/support/devnet.js';
 import { settle } from '../chain/devnet/genesis.js';
 import type { EventBatch } from '../bus/events.js';
+import { StoreEventLog } from '../bus/store-log.js';
 import type { TransactionModel } from '../chain/model.js';
 import type { Store } from '../store/db.js';
 import { DeliveryEngine } from '../delivery/index.js';
@@ -166,6 +168,27 @@ describe.each(dialects)('invoices on %s', (dialect) => {
     expect(await getInvoice(store.db, appId, due.invoice.id)).toMatchObject({ status: 'expired', overpayment: TON / 2n });
     expect((await getInvoice(store.db, appId, later.invoice.id))!.status).toBe('pending');
     expect(await engine.pendingCount(endpointId)).toBe(1);
+  });
+
+  it("a deposed leader's sweep is refused and rolled back every second, and said once as a warning", async () => {
+    await setup();
+    const now = Math.floor(Date.now() / 1000);
+    const due = await invoice(randomUUID(), TON, 'TON', { now: now - 100, lifeTime: 10 });
+    // the fence of a log that learnt another process leads (cluster.test.ts covers the term check itself)
+    const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
+    await log.open();
+    log.depose();
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const expiry = new ExpiryTimer({ store, engine, directory, logger, now: () => Date.now(), matcherCaughtUp: () => true, fence: (trx) => log.fence(trx) });
+    await expiry.start();
+    await new Promise((r) => setTimeout(r, 2300)); // the first sweep and two retries
+    await expiry.stop();
+    expect((await getInvoice(store.db, appId, due.invoice.id))!.status).toBe('pending');
+    expect(await engine.pendingCount(endpointId)).toBe(0);
+    expect(lines.map((line) => JSON.parse(line) as { level: number; msg: string })).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/^invoice expiry sweep refused: another process leads now/) }),
+    ]);
   });
 
   it('lists with filters and sorts, and sums amounts past the 64-bit range in stats', async () => {
