@@ -41,5 +41,7 @@ export interface Benchmark {
   issue: number;
   /** Upper bound in seconds for the run (the whole suite must fit in 10 minutes on 2 cores). */
   budgetSeconds: number;
+  /** Node.js flags its process starts with, when it runs the server in process (the server's own flags). */
+  nodeFlags?: string[];
   run(ctx: BenchContext): Promise<BenchRow[]>;
 }

@@ -80,7 +80,7 @@ function runInChild(d: Discovered, args: Args, scale: number): Promise<BenchOutc
   return new Promise<BenchOutcome>((done) => {
     const child = fork(join(BENCH_DIR, 'lib/child.ts'), [d.file, String(scale), tmpDir, String(deadline), bench.name], {
       // the parent runs under tsx: its loader flags come along; --expose-gc makes memory samples clean
-      execArgv: [...process.execArgv, '--expose-gc'],
+      execArgv: [...process.execArgv, '--expose-gc', ...(bench.nodeFlags ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });

@@ -312,6 +312,11 @@ export const settings = {
     default: 30_000,
     doc: 'A stream whose peer accepts no data (or answers no ping) for this long, in milliseconds, is dropped.',
   }),
+  streamQuietGc: bool({
+    env: 'TONWATCH_STREAM_QUIET_GC',
+    default: true,
+    doc: "Collect V8's young generation 100 ms after a block's fan-out when the next block would fill it, instead of V8 collecting it right after the fan-out while clients read; false leaves it to V8.",
+  }),
   indexerBackfillConcurrency: int({
     env: 'TONWATCH_INDEXER_BACKFILL_CONCURRENCY',
     min: 1,

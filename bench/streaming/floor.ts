@@ -2,6 +2,7 @@
 // client processes connect to as to the real server, to measure what the machine's writes alone cost.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from './protocol.js';
 
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
 
@@ -43,7 +44,7 @@ export interface FloorServer {
 
 export async function startFloorServer(): Promise<FloorServer> {
   // Forked like the client processes: tsx's loader flags come from the parent.
-  const child: ChildProcess = fork(FLOOR_SERVER, [], { execArgv: process.execArgv.filter((a) => a !== '--expose-gc'), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(FLOOR_SERVER, [], { execArgv: childExecArgv(), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   child.on('error', () => {}); // a send racing the child's exit; close() copes
   let listener: (entries: Array<[number, number]>) => void = () => {};
   let done: (() => void) | null = null;

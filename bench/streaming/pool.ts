@@ -2,7 +2,7 @@
 // and the sum of what they received (for flow control and throughput).
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Command, Reply, Transport } from './protocol.js';
+import { childExecArgv, type Command, type Reply, type Transport } from './protocol.js';
 
 const CLIENTS = fileURLToPath(new URL('./clients.ts', import.meta.url));
 
@@ -13,7 +13,7 @@ class ClientProcess {
 
   constructor() {
     // tsx's loader flags come from the parent (the benchmark runs under tsx).
-    this.child = fork(CLIENTS, [], { execArgv: process.execArgv.filter((a) => a !== '--expose-gc'), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(CLIENTS, [], { execArgv: childExecArgv(), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child.on('error', () => {}); // a send racing the child's exit; close() copes
     this.child.on('message', (reply: Reply) => {
       if (reply.type === 'progress') this.received = reply.received;

@@ -1,5 +1,6 @@
 // Messages between bench/streaming.ts and its client processes (bench/streaming/clients.ts), and
 // the clock they share. Kept apart from clients.ts, whose module body runs the client.
+import { YOUNG_GENERATION_FLAGS } from '../../src/streaming/quiet-gc.js';
 
 export type Transport = 'sse' | 'ws' | 'redis';
 
@@ -19,6 +20,14 @@ export type Reply =
   | { type: 'progress'; received: number }
   | { type: 'report'; received: number; latencies: number[]; keys: number[]; closedByServer: number }
   | { type: 'closed' };
+
+/**
+ * Flags for the client and floor processes: the parent's loader flags (tsx), without the ones for the
+ * server the parent runs (memory samples' --expose-gc, the server's young generation).
+ */
+export function childExecArgv(): string[] {
+  return process.execArgv.filter((a) => a !== '--expose-gc' && !YOUNG_GENERATION_FLAGS.includes(a));
+}
 
 /** Milliseconds on a clock that every process on the machine shares. */
 export const sharedNow = () => performance.timeOrigin + performance.now();

@@ -2,13 +2,18 @@
 // crosses the threshold and includes the only fsync of WAL mode with synchronous=NORMAL: a request
 // that happens to commit then waits for tens of milliseconds. Instead the main connection never
 // checkpoints and a worker thread, with its own connection to the same file, runs a PASSIVE
-// checkpoint on a timer (PASSIVE never blocks readers or the writer).
+// checkpoint (PASSIVE never blocks readers or the writer) shortly after writes and on a slow timer.
+// Shortly after, not on a fast timer of its own: a block's commit is followed by its fan-out, and a
+// checkpoint copying that block's pages then takes a core from the clients reading it, while 150 ms
+// later the process is quiet again (and an idle process wakes the thread only on the slow timer).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 export interface CheckpointerOptions {
-  /** Period between checkpoints. */
+  /** Period between checkpoints when no write asked for one. */
   intervalMs?: number;
+  /** How long after a write (`written`) its checkpoint runs. */
+  afterWriteMs?: number;
   /** WAL frames (pages) past which a checkpoint waits for the writer to restart the WAL. */
   restartFrames?: number;
   /** Called once if the worker fails; the caller turns automatic checkpoints back on. */
@@ -50,6 +55,7 @@ function checkpoint() {
 }
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (m) => {
+  if (m === 'checkpoint') return checkpoint();
   if (m !== 'stop') return;
   clearInterval(timer);
   try { checkpoint(); } finally { db.close(); parentPort.close(); }
@@ -62,10 +68,14 @@ export class Checkpointer {
   /** Settles when the thread ends, however it ends (stop, failure). */
   private readonly exited: Promise<void>;
   private stopped = false;
+  private readonly afterWriteMs: number;
+  /** A checkpoint asked for by a write and not run yet: later writes join it. */
+  private asked: NodeJS.Timeout | null = null;
 
   constructor(file: string, options: CheckpointerOptions) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs: options.intervalMs ?? 200, restartFrames: options.restartFrames ?? 16_384 } });
+    this.afterWriteMs = options.afterWriteMs ?? 150;
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs: options.intervalMs ?? 1000, restartFrames: options.restartFrames ?? 16_384 } });
     this.worker.unref();
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.on('message', (m: CheckpointStats) => Object.assign(this.stats, m));
@@ -74,10 +84,21 @@ export class Checkpointer {
     });
   }
 
+  /** The main connection committed a write: checkpoint it `afterWriteMs` later (once for many writes). */
+  written(): void {
+    if (this.asked !== null || this.stopped) return;
+    this.asked = setTimeout(() => {
+      this.asked = null;
+      if (!this.stopped) this.worker.postMessage('checkpoint');
+    }, this.afterWriteMs);
+    this.asked.unref();
+  }
+
   /** Runs a last checkpoint and ends the worker. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.asked) clearTimeout(this.asked);
     this.worker.postMessage('stop');
     const timeout = setTimeout(() => void this.worker.terminate(), 5000);
     await this.exited;

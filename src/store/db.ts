@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Driver } from 'kysely';
-import { Checkpointer, type CheckpointStats } from './checkpointer.js';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type Driver } from 'kysely';
+import { Checkpointer, type CheckpointerOptions, type CheckpointStats } from './checkpointer.js';
 import { withStatementCache } from './statements.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -37,6 +37,8 @@ export interface StoreOptions {
   pgSchema?: string;
   /** Largest PostgreSQL pool. */
   pgPoolSize?: number;
+  /** SQLite on a file: when the WAL checkpointer runs (tests; its defaults otherwise). */
+  checkpoints?: Pick<CheckpointerOptions, 'intervalMs' | 'afterWriteMs'>;
 }
 
 /** Narrows the store's handle to a component's own tables. */
@@ -48,10 +50,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
     return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10);
   }
-  return openSqlite(options.sqlitePath ?? ':memory:');
+  return openSqlite(options.sqlitePath ?? ':memory:', options.checkpoints);
 }
 
-function openSqlite(file: string): Store {
+function openSqlite(file: string, checkpoints?: StoreOptions['checkpoints']): Store {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const database = new Database(file);
   database.defaultSafeIntegers(true);
@@ -60,8 +62,8 @@ function openSqlite(file: string): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  const checkpointer = file === ':memory:' ? null : startCheckpointer(database, file);
-  const db = new Kysely<any>({ dialect: new StoreSqliteDialect(database) });
+  const checkpointer = file === ':memory:' ? null : startCheckpointer(database, file, checkpoints);
+  const db = new Kysely<any>({ dialect: new StoreSqliteDialect(database, () => checkpointer?.written()) });
   return {
     dialect: 'sqlite',
     db,
@@ -79,7 +81,11 @@ function openSqlite(file: string): Store {
  * after that would fail and hide the error that matters ("database or disk is full").
  */
 class StoreSqliteDialect extends SqliteDialect {
-  constructor(private readonly database: Database.Database) {
+  constructor(
+    private readonly database: Database.Database,
+    /** Called after each committed write (a write outside a transaction, a commit): the checkpointer's cue. */
+    private readonly written: () => void,
+  ) {
     super({ database: withStatementCache(database) });
   }
 
@@ -89,16 +95,33 @@ class StoreSqliteDialect extends SqliteDialect {
     driver.rollbackTransaction = async (connection) => {
       if (this.database.inTransaction) await rollback(connection);
     };
+    const acquire = driver.acquireConnection.bind(driver);
+    const wrapped = new WeakSet<object>();
+    driver.acquireConnection = async () => {
+      const connection = await acquire();
+      if (!wrapped.has(connection)) {
+        wrapped.add(connection);
+        const execute = connection.executeQuery.bind(connection);
+        connection.executeQuery = async <R>(query: CompiledQuery) => {
+          const result = await execute<R>(query);
+          // a write outside a transaction, or a transaction's commit, is in the WAL now (reads carry no affected-row count)
+          if (result.numAffectedRows !== undefined && !this.database.inTransaction) this.written();
+          return result;
+        };
+      }
+      return connection;
+    };
     return driver;
   }
 }
 
 /** Moves WAL checkpoints to a worker thread; on its failure SQLite's own automatic checkpoints resume. */
-function startCheckpointer(database: Database.Database, file: string): Checkpointer {
+function startCheckpointer(database: Database.Database, file: string, timing?: StoreOptions['checkpoints']): Checkpointer {
   // Bounds the WAL file's size on disk after each checkpoint resets it.
   database.pragma('journal_size_limit = 67108864');
   database.pragma('wal_autocheckpoint = 0');
   return new Checkpointer(path.resolve(file), {
+    ...timing,
     onFailure: (err) => {
       process.emitWarning(`SQLite checkpoint worker failed (${err.message}); checkpoints run on commits again`);
       if (database.open) database.pragma('wal_autocheckpoint = 1000');

@@ -12,9 +12,12 @@ import { trimBatch } from '../bus/tail.js';
 import type { EventLog } from '../bus/types.js';
 import type { ConnectionHost, StreamConnection } from './connection.js';
 import type { StreamMetrics } from './metrics.js';
+import { QuietCollector } from './quiet-gc.js';
 import { SubscriptionIndex, type Subscriber } from './subscriptions.js';
 
 export const HEARTBEAT_INTERVAL_MS = 5000;
+/** After a fan-out, its readers get this long before a quiet young-generation collection (quiet-gc.ts). */
+export const QUIET_COLLECTION_MS = 100;
 
 export interface StreamHubOptions {
   log: EventLog;
@@ -30,6 +33,11 @@ export interface StreamHubOptions {
   sweepMs?: number;
   /** Batches read per step while replaying history. */
   replayPageSize?: number;
+  /**
+   * After a fan-out, ms its readers get before the young generation is collected when the next block
+   * would fill it (quiet-gc.ts); null leaves every collection to V8.
+   */
+  quietCollectionMs?: number | null;
 }
 
 export class StreamHub implements ConnectionHost {
@@ -42,6 +50,7 @@ export class StreamHub implements ConnectionHost {
   private readonly metrics: StreamMetrics;
   private unsubscribe: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
+  private readonly quiet: QuietCollector | null;
   private stopped = false;
 
   constructor(private readonly options: StreamHubOptions) {
@@ -51,6 +60,8 @@ export class StreamHub implements ConnectionHost {
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
     this.writeTimeoutMs = options.writeTimeoutMs;
     this.index = new SubscriptionIndex();
+    const quietMs = options.quietCollectionMs === undefined ? QUIET_COLLECTION_MS : options.quietCollectionMs;
+    this.quiet = quietMs === null ? null : new QuietCollector({ delayMs: quietMs, onCollect: () => this.metrics.quietCollections.inc() });
   }
 
   start(): void {
@@ -69,6 +80,7 @@ export class StreamHub implements ConnectionHost {
     this.unsubscribe = null;
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
+    this.quiet?.stop();
     for (const connection of [...this.connections]) connection.terminate('shutdown');
   }
 
@@ -188,6 +200,8 @@ export class StreamHub implements ConnectionHost {
     for (const subscriber of touched) (subscriber as StreamConnection).flush(false, now);
     this.metrics.flushSent();
     this.metrics.fanoutSeconds.observe((performance.now() - started) / 1000);
+    // the garbage of this block is collected once its readers have read, not in their way
+    if (touched.length > 0) this.quiet?.afterFanout();
   }
 
   countSent(type: ChainEventType): void {

@@ -19,7 +19,7 @@ export { OPERATION_NAMES } from './operations.js';
 
 export interface StreamingDeps {
   events: EventLog;
-  config: Pick<Config, 'streamBufferBytes' | 'streamWriteTimeoutMs' | 'wsMaxAccounts'>;
+  config: Pick<Config, 'streamBufferBytes' | 'streamWriteTimeoutMs' | 'streamQuietGc' | 'wsMaxAccounts'>;
   metrics: Registry;
   logger: Logger;
 }
@@ -32,6 +32,7 @@ export function createStreaming(deps: StreamingDeps, overrides: Partial<StreamHu
     logger: deps.logger.child({ component: 'streaming' }),
     bufferBytes: deps.config.streamBufferBytes,
     writeTimeoutMs: deps.config.streamWriteTimeoutMs,
+    quietCollectionMs: deps.config.streamQuietGc ? undefined : null,
     ...overrides,
   });
   const limits = { maxAccounts: deps.config.wsMaxAccounts, writeTimeoutMs: hub.writeTimeoutMs };

@@ -1,5 +1,6 @@
 // Streaming metrics on the service registry: open connections by transport, events sent by type,
-// slow-consumer closes, resume replays and gaps, dead peers, and the time to fan out one batch.
+// slow-consumer closes, resume replays and gaps, dead peers, the time to fan out one batch, and the
+// young-generation collections made when the streams were quiet (quiet-gc.ts).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ChainEventType } from '../bus/events.js';
 import type { Transport } from './connection.js';
@@ -17,6 +18,7 @@ export class StreamMetrics {
   readonly gaps: Counter<'transport'>;
   readonly deadPeers: Counter<'transport'>;
   readonly fanoutSeconds: Histogram;
+  readonly quietCollections: Counter;
   /** Frames sent since the last `flushSent`, by event type: counting per frame into prom-client costs too much. */
   private readonly pending: Record<ChainEventType, number> = { block: 0, transaction: 0, trace: 0, mempool: 0 };
 
@@ -50,6 +52,9 @@ export class StreamMetrics {
         buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
         registers,
       }),
+    );
+    this.quietCollections = once(registry, 'tonwatch_stream_quiet_collections_total', () =>
+      new Counter({ name: 'tonwatch_stream_quiet_collections_total', help: "Young-generation collections made after a fan-out's readers had read (instead of V8's own, right after the fan-out)", registers }),
     );
     for (const transport of ['sse', 'ws'] as const) this.connections.inc({ transport }, 0);
   }
