@@ -17,6 +17,8 @@ export const YOUNG_GENERATION_BYTES = 32 * 1024 * 1024;
 
 /** V8 schedules its own young collection when the young generation is this full (its --scavenge-task-trigger). */
 const V8_TRIGGER = 0.8;
+/** Blocks differ: the next interval is taken to add this much more than the most one added lately. */
+const MARGIN = 1.5;
 
 type Collect = () => void;
 
@@ -95,7 +97,7 @@ export class QuietCollector {
     const { used, capacity } = youngGeneration();
     // what one interval (about a block) adds; a collection since the last look makes it read low, not high
     this.perInterval = Math.max(this.perInterval * 0.75, used - this.usedBefore);
-    if (used + this.perInterval >= capacity * V8_TRIGGER) {
+    if (used + this.perInterval * MARGIN >= capacity * V8_TRIGGER) {
       this.collect!();
       this.collections++;
       this.options.onCollect?.();
