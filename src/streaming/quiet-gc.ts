@@ -6,14 +6,13 @@
 // So, after a fan-out that wrote, once its readers have had `delayMs`, this collects the young generation
 // if the next block would otherwise fill it; V8's own trigger then rarely fires in a fan-out's wake.
 // The young generation must hold a block's allocation for that: `npm start` starts Node.js with
-// YOUNG_GENERATION_FLAGS (V8's default, 16 MB, fills within one block at 10,000 tx/s).
+// YOUNG_GENERATION_FLAGS (V8's default semi-space, 16 MB, fills within one block at 10,000 tx/s, and
+// V8 shrinks a larger one after a full collection unless its minimum is as large).
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** Node.js flags the server starts with (package.json's start script; the streaming benchmark's server). */
-export const YOUNG_GENERATION_FLAGS = ['--max-semi-space-size=32'];
-/** The semi-space those flags give, in bytes. */
-export const YOUNG_GENERATION_BYTES = 32 * 1024 * 1024;
+export const YOUNG_GENERATION_FLAGS = ['--min-semi-space-size=32', '--max-semi-space-size=32'];
 
 /** V8 schedules its own young collection when the young generation is this full (its --scavenge-task-trigger). */
 const V8_TRIGGER = 0.8;
