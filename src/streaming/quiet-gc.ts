@@ -60,10 +60,13 @@ export interface QuietCollectorOptions {
   onCollect?: () => void;
   /** The collection itself (tests); minorCollection() by default. */
   collect?: Collect | null;
+  /** The young generation's use (tests); youngGeneration() by default. */
+  measure?: () => { used: number; capacity: number };
 }
 
 export class QuietCollector {
   private readonly collect: Collect | null;
+  private readonly measure: () => { used: number; capacity: number };
   private timer: NodeJS.Timeout | null = null;
   /** Young-generation bytes in use when last looked at, and the most one interval between looks added. */
   private usedBefore = 0;
@@ -72,6 +75,7 @@ export class QuietCollector {
 
   constructor(private readonly options: QuietCollectorOptions) {
     this.collect = options.collect === undefined ? minorCollection() : options.collect;
+    this.measure = options.measure ?? youngGeneration;
   }
 
   /** Whether this V8 lets the collector collect (it does nothing otherwise). */
@@ -93,14 +97,14 @@ export class QuietCollector {
 
   private look(): void {
     this.timer = null;
-    const { used, capacity } = youngGeneration();
+    const { used, capacity } = this.measure();
     // what one interval (about a block) adds; a collection since the last look makes it read low, not high
     this.perInterval = Math.max(this.perInterval * 0.75, used - this.usedBefore);
     if (used + this.perInterval * MARGIN >= capacity * V8_TRIGGER) {
       this.collect!();
       this.collections++;
       this.options.onCollect?.();
-      this.usedBefore = youngGeneration().used;
+      this.usedBefore = this.measure().used;
     } else {
       this.usedBefore = used;
     }
