@@ -5,7 +5,7 @@
 // with the same subscribers and payloads, in the same run. TONWATCH_BENCH_BLOCKS=1 prints each measured
 // block's deliveries, writes and nearby collections (hub and floor) on stderr.
 import os from 'node:os';
-import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { createClient } from 'redis';
 import { makePosition, type ChainEvent, type EventBatch } from '../src/bus/events.js';
@@ -154,9 +154,18 @@ function printBlocks(side: string, blocks: ReturnType<typeof byBlock>, wallMs: n
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
+const GC_KINDS = new Map<number, string>([
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR, 'minor'],
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR, 'major'],
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental'],
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB, 'weak'],
+]);
+
 /** The server process's garbage collections (V8's performance entries), on the shared clock. */
 class GcLog {
   private readonly pauses: Array<[start: number, end: number]> = [];
+  /** Each pause's kind, in `pauses` order: minor (scavenge), major (mark-compact), incremental (a marking step), weak (callbacks). */
+  private readonly kinds: string[] = [];
   private readonly observer = new PerformanceObserver((list) => this.add(list.getEntries()));
 
   constructor() {
@@ -170,16 +179,21 @@ class GcLog {
   }
 
   private add(entries: PerformanceEntry[]): void {
-    for (const e of entries) this.pauses.push([performance.timeOrigin + e.startTime, performance.timeOrigin + e.startTime + e.duration]);
+    for (const e of entries) {
+      this.pauses.push([performance.timeOrigin + e.startTime, performance.timeOrigin + e.startTime + e.duration]);
+      this.kinds.push(GC_KINDS.get((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0) ?? 'gc');
+    }
   }
 
   /** The collections from 50 ms before `at` to a block later, as `+start ms (pause ms)` from `at`. */
   near(at: number): string {
-    return this.pauses
-      .filter(([start]) => start >= at - 50 && start < at + 1000 / BLOCKS_PER_SECOND)
-      .map(([start, end]) => `gc ${start >= at ? '+' : ''}${(start - at).toFixed(0)} (${(end - start).toFixed(0)})`)
-      .join(', ');
+    const out: string[] = [];
+    this.pauses.forEach(([start, end], i) => {
+      if (start >= at - 50 && start < at + 1000 / BLOCKS_PER_SECOND) out.push(`${this.kinds[i]} gc ${start >= at ? '+' : ''}${(start - at).toFixed(0)} (${(end - start).toFixed(0)})`);
+    });
+    return out.join(', ');
   }
+
 
   /** How many of the windows hold (part of) a collection, and the collections' ms inside them. */
   within(windows: Array<[number, number]>): { windows: number; ms: number } {
