@@ -81,12 +81,26 @@ function openSqlite(file: string, checkpoints?: StoreOptions['checkpoints']): St
  * after that would fail and hide the error that matters ("database or disk is full").
  */
 class StoreSqliteDialect extends SqliteDialect {
+  /**
+   * `written` is called after each committed write (a write outside a transaction, a commit): the
+   * checkpointer's cue. Kysely's SQLite driver has one connection, made once.
+   */
   constructor(
     private readonly database: Database.Database,
-    /** Called after each committed write (a write outside a transaction, a commit): the checkpointer's cue. */
-    private readonly written: () => void,
+    written: () => void,
   ) {
-    super({ database: withStatementCache(database) });
+    super({
+      database: withStatementCache(database),
+      onCreateConnection: async (connection) => {
+        const execute = connection.executeQuery.bind(connection);
+        connection.executeQuery = async <R>(query: CompiledQuery) => {
+          const result = await execute<R>(query);
+          // reads carry no affected-row count; inside a transaction nothing is committed yet
+          if (result.numAffectedRows !== undefined && !database.inTransaction) written();
+          return result;
+        };
+      },
+    });
   }
 
   override createDriver(): Driver {
@@ -94,22 +108,6 @@ class StoreSqliteDialect extends SqliteDialect {
     const rollback = driver.rollbackTransaction.bind(driver);
     driver.rollbackTransaction = async (connection) => {
       if (this.database.inTransaction) await rollback(connection);
-    };
-    const acquire = driver.acquireConnection.bind(driver);
-    const wrapped = new WeakSet<object>();
-    driver.acquireConnection = async () => {
-      const connection = await acquire();
-      if (!wrapped.has(connection)) {
-        wrapped.add(connection);
-        const execute = connection.executeQuery.bind(connection);
-        connection.executeQuery = async <R>(query: CompiledQuery) => {
-          const result = await execute<R>(query);
-          // a write outside a transaction, or a transaction's commit, is in the WAL now (reads carry no affected-row count)
-          if (result.numAffectedRows !== undefined && !this.database.inTransaction) this.written();
-          return result;
-        };
-      }
-      return connection;
     };
     return driver;
   }
