@@ -39,10 +39,12 @@ function makeMinorCollection(): Collect | null {
   try {
     v8.setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as unknown;
-    v8.setFlagsFromString('--no-expose-gc');
     return typeof gc === 'function' ? () => (gc as (options: object) => void)({ type: 'minor' }) : null;
   } catch {
     return null;
+  } finally {
+    // contexts made later (vm, tests) get no gc() of their own
+    v8.setFlagsFromString('--no-expose-gc');
   }
 }
 
@@ -56,7 +58,7 @@ export function youngGeneration(): { used: number; capacity: number } {
 export interface QuietCollectorOptions {
   /** After a fan-out, how long its readers get before the collection (ms). */
   delayMs: number;
-  /** Counts each collection made (the hub's metric). */
+  /** Told of each collection made (the hub's metric). */
   onCollect?: () => void;
   /** The collection itself (tests); minorCollection() by default. */
   collect?: Collect | null;
@@ -71,16 +73,10 @@ export class QuietCollector {
   /** Young-generation bytes in use when last looked at, and the most one interval between looks added. */
   private usedBefore = 0;
   private perInterval = 0;
-  collections = 0;
 
   constructor(private readonly options: QuietCollectorOptions) {
     this.collect = options.collect === undefined ? minorCollection() : options.collect;
     this.measure = options.measure ?? youngGeneration;
-  }
-
-  /** Whether this V8 lets the collector collect (it does nothing otherwise). */
-  get active(): boolean {
-    return this.collect !== null;
   }
 
   /** A fan-out wrote to clients: look again once they have read (one look pending at a time). */
@@ -102,7 +98,6 @@ export class QuietCollector {
     this.perInterval = Math.max(this.perInterval * 0.75, used - this.usedBefore);
     if (used + this.perInterval * MARGIN >= capacity * V8_TRIGGER) {
       this.collect!();
-      this.collections++;
       this.options.onCollect?.();
       this.usedBefore = this.measure().used;
     } else {
