@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import { readCursor, writeCursor } from './cursors.js';
 import type { EventBatch, Position } from './events.js';
-import { FencedError } from './leadership.js';
+import { StepFailures } from './leadership.js';
 import { tail, type Tail } from './tail.js';
 import type { EventLog } from './types.js';
 
@@ -42,8 +42,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<Consumer>
     await writeCursor(options.store.db, cursorName, start);
   }
   let committed = start;
-  /** A deposed leader's steps are refused on every retry until it is stopped: said once, not once a second. */
-  let refused = false;
+  const failures = new StepFailures(options.logger, 'consumer step');
   const running: Tail = tail(
     options.log,
     start,
@@ -57,7 +56,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<Consumer>
         await writeCursor(trx, cursorName, batch.lastPosition);
       });
       committed = batch.lastPosition;
-      refused = false;
+      failures.succeeded();
       options.afterCommit?.(batch);
     },
     {
@@ -65,11 +64,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<Consumer>
         options.logger?.error({ consumer: options.name, after: gap.requestedAfter, firstAvailable: gap.firstAvailable }, 'consumer fell behind retained history');
         options.onGap?.(gap.requestedAfter, gap.firstAvailable);
       },
-      onError: (err) => {
-        if (!(err instanceof FencedError)) return options.logger?.error({ err, consumer: options.name }, 'consumer batch failed; retrying');
-        if (!refused) options.logger?.warn({ err, consumer: options.name }, 'consumer step refused: another process leads now; retrying until this one is stopped or leads again');
-        refused = true;
-      },
+      onError: (err) => failures.failed(err, { consumer: options.name }, 'consumer batch failed; retrying'),
     },
   );
   return {

@@ -5,6 +5,7 @@
 // for the writes in flight and then reads cursors that include them; a write that comes after a
 // takeover finds a newer term and rolls back.
 import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import { toNum } from '../store/db.js';
 import { dialectOf } from '../store/types.js';
 
@@ -20,6 +21,35 @@ export class FencedError extends Error {
   ) {
     super(`${role} leadership term ${term} was taken over by another process: this process no longer writes`);
     this.name = 'FencedError';
+  }
+}
+
+/**
+ * How a singleton's step says it failed: an error, except the fence's refusal (another process leads),
+ * which comes back on every retry until the process is stopped or leads again and is said once.
+ */
+export class StepFailures {
+  private refused = false;
+
+  constructor(
+    private readonly logger: Logger | undefined,
+    /** The step, as the refusal names it ("consumer step"). */
+    private readonly step: string,
+  ) {}
+
+  failed(err: unknown, fields: object, message: string): void {
+    if (!(err instanceof FencedError)) {
+      this.refused = false;
+      this.logger?.error({ ...fields, err }, message);
+      return;
+    }
+    if (!this.refused) this.logger?.warn({ ...fields, err }, `${this.step} refused: another process leads now; retrying until this one is stopped or leads again`);
+    this.refused = true;
+  }
+
+  /** A step committed: a later refusal is news again. */
+  succeeded(): void {
+    this.refused = false;
   }
 }
 

@@ -4,7 +4,7 @@
 // is counted before its invoice can expire.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { FencedError } from '../bus/leadership.js';
+import { StepFailures } from '../bus/leadership.js';
 import type { Store } from '../store/db.js';
 import { countEvents, queueWebhooks, saveInvoices, type InvoiceEvent, type LedgerDeps } from './ledger.js';
 import { expire } from './state.js';
@@ -34,11 +34,12 @@ export class ExpiryTimer {
   /** Unix seconds the timer is armed for. */
   private armedFor: number | null = null;
   private running = false;
-  /** The last sweep was refused by the fence (another process leads): said once, not once a second. */
-  private refused = false;
   private sweeping: Promise<void> | null = null;
+  private readonly failures: StepFailures;
 
-  constructor(private readonly deps: ExpiryDeps) {}
+  constructor(private readonly deps: ExpiryDeps) {
+    this.failures = new StepFailures(deps.logger, 'invoice expiry sweep');
+  }
 
   async start(): Promise<void> {
     this.running = true;
@@ -93,13 +94,11 @@ export class ExpiryTimer {
         this.deps.afterCommit?.(events);
         if (events.length < SWEEP_BATCH) break;
       }
-      this.refused = false;
+      this.failures.succeeded();
       const next = await nextExpiry(this.deps.store.db);
       if (next !== null && this.running) this.arm(next);
     } catch (err) {
-      if (!(err instanceof FencedError)) this.deps.logger?.error({ err }, 'invoice expiry sweep failed; retrying in 1 s');
-      else if (!this.refused) this.deps.logger?.warn({ err }, 'invoice expiry sweep refused: another process leads now; retrying until this one is stopped or leads again');
-      this.refused = err instanceof FencedError;
+      this.failures.failed(err, {}, 'invoice expiry sweep failed; retrying in 1 s');
       if (this.running) this.armIn(1000);
     }
   }
