@@ -73,9 +73,8 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   const fanouts: Array<[number, number]> = [];
   /** Each measured block's key (masterchain seqno), in the order of `fanouts`. */
   const blockKeys: number[] = [];
-  /** When the source announced each block and when the log published it (shared clock): the follower's time before the fan-out. */
+  /** When the source announced each block (shared clock): from then to its publishing is the follower's time. */
   const headAt = new Map<number, number>();
-  const publishedAt = new Map<number, number>();
   let shape = new BlockShape(new Set(owners));
   /** Blocks count only while measuring; the last one measured bounds the latencies reported. */
   let measuring = true;
@@ -86,10 +85,9 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
     if (b.kind === 'block') {
       const end = sharedNow();
       fanoutCpuMs.push(server.cpuSincePublished(b));
-      fanoutMs.push(end - server.publishedAt(b));
-      fanouts.push([server.publishedAt(b), end]);
+      fanoutMs.push(end - server.publishedAt(b.mcSeqno));
+      fanouts.push([server.publishedAt(b.mcSeqno), end]);
       blockKeys.push(b.mcSeqno);
-      publishedAt.set(b.mcSeqno, server.publishedAt(b));
       shape.add(b);
       lastKey = b.mcSeqno;
     }
@@ -129,7 +127,7 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   await new Promise((r) => setTimeout(r, 500));
   const report = await pool.report(lastKey);
   // Source announced the block → client received it: the publish → receive latency plus the follower's time.
-  const sinceHead = (key: number) => (publishedAt.get(key) ?? Number.NaN) - (headAt.get(key) ?? Number.NaN);
+  const sinceHead = (key: number) => server.publishedAt(key) - (headAt.get(key) ?? Number.NaN);
   const headToReceive = report.latencies.map((l, i) => l + sinceHead(report.keys[i]!)).filter((x) => !Number.isNaN(x));
   const headToPublish = blockKeys.map(sinceHead).filter((x) => !Number.isNaN(x));
   const blocks = byBlock(blockKeys, report);

@@ -19,8 +19,8 @@ export interface BenchServer {
   log: StoreEventLog;
   streaming: ReturnType<typeof createStreaming>;
   registry: Registry;
-  /** When a block batch was published (shared clock). */
-  publishedAt(batch: EventBatch): number;
+  /** When the block batch of this masterchain seqno was published (shared clock). */
+  publishedAt(mcSeqno: number): number;
   /** The process's CPU time (user + system, all threads) used since the block batch was published, in ms. */
   cpuSincePublished(batch: EventBatch): number;
   /** Called with [masterchain seqno, published at] entries, in batches. */
@@ -76,7 +76,7 @@ export async function startBenchServer(tmpDir: string): Promise<BenchServer> {
     log,
     streaming,
     registry,
-    publishedAt: (batch) => publishedAt.get(batch.mcSeqno) ?? Number.NaN,
+    publishedAt: (mcSeqno) => publishedAt.get(mcSeqno) ?? Number.NaN,
     cpuSincePublished: (batch) => {
       const used = process.cpuUsage(cpuAt.get(batch.mcSeqno));
       return (used.user + used.system) / 1000;
