@@ -41,6 +41,12 @@ describe.runIf(dialects.includes('postgres'))('roles of cluster members', () => 
     // one admin key for the cluster: a member with another would revoke it (ensureAdminKey)
     TONWATCH_ADMIN_KEY: ADMIN_KEY,
   });
+  /** A `tonwatch serve` member with these roles, stopped after the test. */
+  const member = async (roles: string) => {
+    const service = await startTestService({ env: env(roles) });
+    running.push(service);
+    return service;
+  };
   /** A new schema for the members (it must exist before their URLs name it). */
   const newSchema = async () => {
     schema = uniqueSchema('roles');
@@ -50,12 +56,9 @@ describe.runIf(dialects.includes('postgres'))('roles of cluster members', () => 
 
   it('follower, api and worker members each run their part only', async () => {
     await newSchema();
-    const follower = await startTestService({ env: env('follower') });
-    running.push(follower);
-    const api = await startTestService({ env: env('api') });
-    running.push(api);
-    const worker = await startTestService({ env: env('worker') });
-    running.push(worker);
+    const follower = await member('follower');
+    const api = await member('api');
+    const worker = await member('worker');
 
     await until(() => follower.leadership().leader, 'the follower member leads');
     expect(follower.follower).not.toBeNull();
@@ -77,10 +80,8 @@ describe.runIf(dialects.includes('postgres'))('roles of cluster members', () => 
 
   it("an invoice created through an api member expires on time by the leader's timer (the new invoice is announced)", async () => {
     await newSchema();
-    const follower = await startTestService({ env: env('follower') });
-    running.push(follower);
-    const api = await startTestService({ env: env('api') });
-    running.push(api);
+    const follower = await member('follower');
+    const api = await member('api');
     await until(() => follower.leadership().leader, 'the follower member leads');
     // the leader's expiry timer is armed for nothing yet: only the api member knows of the invoice
     // the cluster's admin key, not the one startTestService made up
