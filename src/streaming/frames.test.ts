@@ -1,9 +1,10 @@
-// The wire forms built in one allocation are byte for byte the ones built in two steps (frame, then
-// chunk or WebSocket framing), for every length class of RFC 6455 and for non-ASCII text.
+// The wire forms cut from the frame slab are byte for byte the ones built in two steps (frame, then
+// chunk or WebSocket framing), for every length class of RFC 6455 and for non-ASCII text, and stay so
+// while later frames fill the slab and the next ones.
 import { describe, expect, it } from 'vitest';
 import { account, hashOf } from '../../test/support/model.js';
 import { makePosition, type ChainEvent } from '../bus/events.js';
-import { PLAIN, PreparedEvent, WITH_INVOLVED, httpChunk, sseMessageFrame, wsNotification, wsTextFrame } from './frames.js';
+import { PLAIN, PreparedEvent, WITH_INVOLVED, httpChunk, httpChunkOf, sseMessageFrame, wsNotification, wsTextFrame, wsTextFrameOf } from './frames.js';
 
 const mempool = (boc: string): ChainEvent => ({
   type: 'mempool',
@@ -26,5 +27,15 @@ describe('PreparedEvent wire forms', () => {
         }
       }
     }
+  });
+
+  it('keeps every frame intact while thousands more are cut after it, of every size class', () => {
+    // sizes that end the slab at many offsets, a few of their own (5,000+ chars), empty and multi-byte texts
+    const texts = Array.from({ length: 3000 }, (_, i) => (i % 7 === 0 ? 'é'.repeat(i % 300) : 'a'.repeat((i * 37) % 1200)) + (i % 500 === 0 ? 'z'.repeat(5000) : ''));
+    const built = texts.map((t, i) => (i % 2 === 0 ? httpChunkOf(t) : wsTextFrameOf(t)));
+    texts.forEach((t, i) => {
+      const expected = i % 2 === 0 ? httpChunk(Buffer.from(t)) : wsTextFrame(Buffer.from(t));
+      expect(built[i]!.equals(expected), `frame ${i} of ${t.length} chars`).toBe(true);
+    });
   });
 });

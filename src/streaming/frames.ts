@@ -30,16 +30,24 @@ export function httpChunk(data: Buffer): Buffer {
   return out;
 }
 
-/** The chunk of a text, built in one allocation (the fan-out's hot path: no intermediate Buffer). */
+/** The chunk of a text, cut from the frame slab (the fan-out's hot path: no byte count first, no Buffer in between). */
 export function httpChunkOf(text: string): Buffer {
-  const n = Buffer.byteLength(text);
-  const head = `${n.toString(16)}\r\n`;
-  const out = Buffer.allocUnsafe(head.length + n + 2);
-  out.write(head, 0, 'latin1');
-  out.write(text, head.length, 'utf8');
-  out[out.length - 2] = 0x0d;
-  out[out.length - 1] = 0x0a;
-  return out;
+  const at = frameSpace(text, 2);
+  const out = space;
+  const from = at + HEAD_ROOM;
+  const end = from + out.write(text, from);
+  // the head goes in front of the text now that its byte count is known: hex digits, then CRLF
+  let start = from - 2;
+  out[start] = 0x0d;
+  out[start + 1] = 0x0a;
+  let n = end - from;
+  do {
+    out[--start] = HEX_DIGITS[n & 15]!;
+    n >>>= 4;
+  } while (n > 0);
+  out[end] = 0x0d;
+  out[end + 1] = 0x0a;
+  return taken(out, start, end + 2);
 }
 
 /**
@@ -53,32 +61,70 @@ export function wsTextFrame(payload: Buffer): Buffer {
   return out;
 }
 
-/** The frame of a text, built in one allocation. */
+/** The frame of a text, cut from the frame slab like httpChunkOf. */
 export function wsTextFrameOf(text: string): Buffer {
-  const n = Buffer.byteLength(text);
-  const out = Buffer.allocUnsafe(wsHeadLength(n) + n);
-  out.write(text, writeWsHead(out, n), 'utf8');
-  return out;
+  const at = frameSpace(text, 0);
+  const out = space;
+  const from = at + HEAD_ROOM;
+  const end = from + out.write(text, from);
+  const start = from - wsHeadLength(end - from);
+  writeWsHead(out, end - from, start);
+  return taken(out, start, end);
+}
+
+// Frames are cut from 16 KB slabs, as Buffer.allocUnsafe cuts small buffers from Node's 8 KB pool (and,
+// like it, a frame a slow socket still holds keeps its slab alive): the text is written once, after room
+// for the longest head, and the head, whose length depends on the text's byte count, goes in front of it.
+const SLAB_BYTES = 16 * 1024;
+/** Room in front of a frame's text for its longest head: 8 hex digits and CRLF, or a 10-byte WebSocket head. */
+const HEAD_ROOM = 10;
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+let slabUsed = 0;
+/** Where frameSpace put the frame being built: the slab, or a buffer of its own for a large one. */
+let space = slab;
+
+/** Makes room for the frame of `text` (head room, the text, `tail` bytes) and returns its offset in `space`. */
+function frameSpace(text: string, tail: number): number {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: enough room without counting the bytes first
+  const most = HEAD_ROOM + text.length * 3 + tail;
+  if (most > SLAB_BYTES / 4) {
+    // a large frame gets a buffer of its exact size, so the slab's room is not spent on it
+    space = Buffer.allocUnsafe(HEAD_ROOM + Buffer.byteLength(text) + tail);
+    return 0;
+  }
+  if (slabUsed + most > SLAB_BYTES) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  space = slab;
+  return slabUsed;
+}
+
+/** The frame's bytes `out[start, end)`; the slab's free space starts after them. */
+function taken(out: Buffer, start: number, end: number): Buffer {
+  if (out === slab) slabUsed = end;
+  return out.subarray(start, end);
 }
 
 function wsHeadLength(n: number): number {
   return n < 126 ? 2 : n < 65_536 ? 4 : 10;
 }
 
-/** Writes the head of an unmasked text frame of `n` payload bytes; returns its length. */
-function writeWsHead(out: Buffer, n: number): number {
-  out[0] = 0x81;
+/** Writes the head of an unmasked text frame of `n` payload bytes at `at`; returns its length. */
+function writeWsHead(out: Buffer, n: number, at = 0): number {
+  out[at] = 0x81;
   if (n < 126) {
-    out[1] = n;
+    out[at + 1] = n;
     return 2;
   }
   if (n < 65_536) {
-    out[1] = 126;
-    out.writeUInt16BE(n, 2);
+    out[at + 1] = 126;
+    out.writeUInt16BE(n, at + 2);
     return 4;
   }
-  out[1] = 127;
-  out.writeBigUInt64BE(BigInt(n), 2);
+  out[at + 1] = 127;
+  out.writeBigUInt64BE(BigInt(n), at + 2);
   return 10;
 }
 
