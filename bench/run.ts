@@ -1,4 +1,4 @@
-// `npm run bench [-- [--quick] [--out FILE] [--budget-scale N] [--list] [name…]]`
+// `npm run bench [-- [--quick] [--out FILE] [--budget-scale N] [--runs N] [--list] [name…]]`
 // Runs every benchmark (bench/*.ts default-exporting a Benchmark), or the ones named, each in its
 // own process bounded by its budget, prints progress on stderr, and rewrites docs/BENCHMARKS.md.
 // A benchmark that crashes or overruns is reported in the file; the run still exits 0.
@@ -11,7 +11,7 @@ import type { BenchRow } from './harness.js';
 import type { ChildMessage } from './lib/child.js';
 import { discover, type Discovered } from './lib/discover.js';
 import { describeMachine, machineInfo } from './lib/machine.js';
-import { parseSections, renderReport, renderSection, formatValue, type BenchOutcome, type RunInfo, type Section } from './lib/report.js';
+import { parseSections, renderReport, renderSection, formatValue, runsSummary, type BenchOutcome, type RunInfo, type Section } from './lib/report.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_OUT = resolve(BENCH_DIR, '../docs/BENCHMARKS.md');
@@ -20,6 +20,7 @@ const QUICK_SCALE = 0.1;
 const SUITE_BUDGET_SECONDS = 600;
 /** Time for a child to start (tsx compiles on the fly) and to shut down, on top of its budget. */
 const DEFAULT_GRACE_SECONDS = 20;
+const MAX_RUNS = 20;
 
 interface Args {
   names: string[];
@@ -30,19 +31,23 @@ interface Args {
   /** Where benchmarks are discovered (tests point it at a directory of their own). */
   dir: string;
   graceSeconds: number;
+  /** Times each benchmark runs, one after another (targets judged over several runs). */
+  runs: number;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--out FILE] [--budget-scale N] [--list] [name …]
+const USAGE = `usage: npm run bench -- [--quick] [--out FILE] [--budget-scale N] [--runs N] [--list] [name …]
   name             run only these benchmarks (default: all)
   --quick          scale loads down (×${QUICK_SCALE}) for a smoke run; writes no file unless --out is given
   --out FILE       where to write the report (default docs/BENCHMARKS.md)
   --budget-scale N multiply every time budget by N (e.g. a long devnet run alone)
+  --runs N         run each benchmark N times in a row (1–${MAX_RUNS}); its section shows the last run's
+                   table and every run's judged rows, with how many runs met each target
   --list           list the benchmarks and exit
   --dir DIR        discover benchmarks in DIR instead of bench/ (tests)
   --grace S        seconds a benchmark may overrun its budget before it is killed (default ${DEFAULT_GRACE_SECONDS})`;
 
 function parseArgs(argv: string[]): Args | string {
-  const args: Args = { names: [], quick: false, out: null, list: false, budgetScale: 1, dir: BENCH_DIR, graceSeconds: DEFAULT_GRACE_SECONDS };
+  const args: Args = { names: [], quick: false, out: null, list: false, budgetScale: 1, dir: BENCH_DIR, graceSeconds: DEFAULT_GRACE_SECONDS, runs: 1 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--quick') args.quick = true;
@@ -63,6 +68,10 @@ function parseArgs(argv: string[]): Args | string {
       const v = Number(argv[++i]);
       if (!Number.isFinite(v) || v < 0) return '--grace needs a number of seconds ≥ 0';
       args.graceSeconds = v;
+    } else if (a === '--runs') {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v) || v < 1 || v > MAX_RUNS) return `--runs needs a whole number from 1 to ${MAX_RUNS}`;
+      args.runs = v;
     } else if (a === '--help' || a === '-h') return '';
     else if (a.startsWith('-')) return `unknown option ${a}`;
     else args.names.push(a);
@@ -119,6 +128,7 @@ function printOutcome(o: BenchOutcome): void {
   });
   console.log(`${o.name}: ${o.status} in ${Math.round(o.seconds)} s${o.error ? ` — ${shortError(o.error)}` : ''}`);
   for (const line of rows) console.log(line);
+  for (const line of runsSummary(o)) console.log(`  ${line}`);
 }
 
 async function main(): Promise<number> {
@@ -164,11 +174,17 @@ async function main(): Promise<number> {
       console.error(`[${d.name}] skipped: ${d.error}`);
       continue;
     }
-    console.error(`[${d.name}] start (budget ${Math.round(d.bench.budgetSeconds * args.budgetScale)} s): ${d.bench.description}`);
-    const outcome = await runInChild(d, args, scale);
-    if (outcome.error) console.error(`[${d.name}] ${outcome.status}: ${outcome.error}`);
-    console.error(`[${d.name}] ${outcome.status} in ${Math.round(outcome.seconds)} s`);
-    outcomes.push({ ...outcome, error: outcome.error && shortError(outcome.error) });
+    const runs: BenchOutcome[] = [];
+    for (let r = 1; r <= args.runs; r++) {
+      const which = args.runs > 1 ? ` run ${r} of ${args.runs}` : '';
+      console.error(`[${d.name}]${which} start (budget ${Math.round(d.bench.budgetSeconds * args.budgetScale)} s): ${d.bench.description}`);
+      const outcome = await runInChild(d, args, scale);
+      if (outcome.error) console.error(`[${d.name}] ${outcome.status}: ${outcome.error}`);
+      console.error(`[${d.name}]${which} ${outcome.status} in ${Math.round(outcome.seconds)} s`);
+      runs.push({ ...outcome, error: outcome.error && shortError(outcome.error) });
+    }
+    // the last run's table, and every run's judged rows beside it
+    outcomes.push(runs.length > 1 ? { ...runs[runs.length - 1]!, runs } : runs[0]!);
   }
 
   console.log('');

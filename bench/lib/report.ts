@@ -17,6 +17,8 @@ export interface BenchOutcome {
   seconds: number;
   /** One-minute load average when it started: numbers from a busy machine read differently. */
   loadAtStart?: number;
+  /** With `--runs N`: every run in order (this outcome is the last of them). */
+  runs?: BenchOutcome[];
 }
 
 export interface RunInfo {
@@ -97,8 +99,37 @@ export function renderSection(outcome: BenchOutcome, run: RunInfo): Section {
   } else if (outcome.status === 'ok') {
     lines.push('No results.', '');
   }
+  const summary = runsSummary(outcome);
+  if (summary.length > 0) {
+    lines.push(`Every run of \`--runs ${outcome.runs!.length}\`, one after another (the table is the last):`, '');
+    for (const line of summary) lines.push(`- ${line}`);
+    lines.push('');
+  }
   lines.push(END(outcome.name));
   return { meta, markdown: lines.join('\n') };
+}
+
+/**
+ * With several runs: per judged row (a row with a target), each run's ratio (or value) and whether it met
+ * the target, then in how many runs it did; runs that failed say so. Empty for a single run.
+ */
+export function runsSummary(outcome: BenchOutcome): string[] {
+  const runs = outcome.runs ?? [];
+  if (runs.length < 2) return [];
+  const judged = outcome.rows.filter((r) => r.met !== undefined);
+  const lines = judged.map((row) => {
+    let met = 0;
+    const each = runs.map((run, i) => {
+      const r = run.rows.find((x) => x.metric === row.metric);
+      if (!r) return `run ${i + 1} ${run.status === 'ok' ? 'without this row' : run.status}`;
+      if (r.met) met++;
+      const shown = r.ratio === undefined ? formatValue(r.value, r.unit) : `${round(r.ratio)}×`;
+      return `${shown} ${r.met === undefined ? 'not judged' : r.met ? 'yes' : '**NO**'}`;
+    });
+    return `*${cell(row.metric)}* (${cell(row.target ?? '')}): ${each.join(', ')} — met in ${met} of ${runs.length}`;
+  });
+  const failed = runs.map((run, i) => (run.status === 'ok' ? null : `run ${i + 1} ${run.status}: ${cell(run.error ?? 'no detail')}`)).filter((l): l is string => l !== null);
+  return [...lines, ...failed];
 }
 
 /** Sections of an existing report, by benchmark name (an unreadable file yields none). */
@@ -129,9 +160,10 @@ export function renderReport(run: RunInfo, sections: Section[]): string {
     'baseline measured in the same run on the same machine, because ratios travel between machines better',
     'than absolute numbers. A target that is not met says **NO** in its table; it does not fail the run.',
     'Run one benchmark with `npm run bench -- <name>` (its section is replaced, the others are kept), a smoke',
-    'run with `npm run bench -- --quick` (prints, writes no file unless `--out <file>`). Each section gives the',
-    'one-minute load average at its start: above the number of cores, other work shared the CPU and absolute',
-    'numbers are low; the ratios to baselines measured alongside hold better.',
+    'run with `npm run bench -- --quick` (prints, writes no file unless `--out <file>`); `--runs N` runs each one',
+    'N times in a row and lists every run\'s judged rows under its table. Each section gives the one-minute load',
+    'average at its start: above the number of cores, other work shared the CPU and absolute numbers are low;',
+    'the ratios to baselines measured alongside hold better.',
     '',
     `- Last run: ${run.date}`,
     `- Command: \`${run.command}\``,

@@ -106,4 +106,41 @@ describe('npm run bench', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no benchmark named nosuch; available: crash, hang, malformed, steady/);
   }, 240_000);
+
+  it('with --runs 3 runs a benchmark three times and says in how many runs each target was met', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    const counter = join(dir, 'count');
+    writeFileSync(counter, '0');
+    // each run reads and bumps the counter: ratios 1.1, 1.3, 1.2 against a target of ≤ 1.25
+    writeFileSync(
+      join(dir, 'wobbly.ts'),
+      `import { readFileSync, writeFileSync } from 'node:fs';
+      export default { name: 'wobbly', description: 'a noisy ratio', issue: 24, budgetSeconds: 30,
+        async run() {
+          const n = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) + 1;
+          writeFileSync(${JSON.stringify(counter)}, String(n));
+          const ratio = [1.1, 1.3, 1.2][n - 1];
+          return [
+            { metric: 'p99', value: 10 * ratio, unit: 'ms', baseline: { name: 'floor', value: 10 }, ratio, target: '≤ 1.25× the floor', met: ratio <= 1.25 },
+            { metric: 'floor p99', value: 10, unit: 'ms' },
+          ];
+        } };`,
+    );
+    const out = join(dir, 'BENCHMARKS.md');
+    const result = await run('npx', ['tsx', 'bench/run.ts', '--dir', dir, '--out', out, '--runs', '3', 'wobbly'], 120_000);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/\[wobbly\] run 3 of 3 ok in \d+ s/);
+    const report = readFileSync(out, 'utf8');
+    // the table is the last run's
+    expect(report).toContain('| p99 | 12 ms | floor: 10 ms | 1.2× | ≤ 1.25× the floor | yes |');
+    expect(report).toContain('Every run of `--runs 3`, one after another (the table is the last):');
+    expect(report).toContain('- *p99* (≤ 1.25× the floor): 1.1× yes, 1.3× **NO**, 1.2× yes — met in 2 of 3');
+    expect(report).not.toContain('*floor p99*'); // rows without a target are not judged
+    expect(result.stdout).toContain('*p99* (≤ 1.25× the floor): 1.1× yes, 1.3× **NO**, 1.2× yes — met in 2 of 3');
+
+    const bad = await run('npx', ['tsx', 'bench/run.ts', '--dir', dir, '--runs', '0', 'wobbly'], 60_000);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--runs needs a whole number from 1 to 20');
+  }, 180_000);
 });
