@@ -405,7 +405,7 @@ const bench: Benchmark = {
           `From the source announcing a block to its receipt: p50 ${percentile(replay.headToReceive, 50).toFixed(1)} ms, p99 ${percentile(replay.headToReceive, 99).toFixed(1)} ms ` +
           `(the follower's part, announced → published: p50 ${percentile(replay.headToPublish, 50).toFixed(1)} ms, p99 ${percentile(replay.headToPublish, 99).toFixed(1)} ms). ` +
           `Load average ${replay.load.toFixed(1)} on 2 cores during the run (server, 2 client processes and whatever else runs). ` +
-          `Bare writer floor with the same clients (next row): p99 ${floorP99.toFixed(1)} ms`,
+          `Bare writer floor with the same clients (next row): p99 ${floorP99.toFixed(1)} ms. Where the hub's own time goes: docs/STREAMING.md ("Where a fan-out's time goes")`,
       });
       rows.push({
         metric: 'bare writer floor: publish → receive p99 (same clients, no matching)',

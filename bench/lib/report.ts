@@ -62,7 +62,8 @@ export function renderSection(outcome: BenchOutcome, run: RunInfo): Section {
     name: outcome.name,
     issue: outcome.issue,
     status: outcome.status,
-    met: withTarget.filter((r) => r.met).length,
+    // with several runs, a target counts as met when every run met it
+    met: withTarget.filter((r) => (outcome.runs ?? [outcome]).every((run) => run.rows.find((x) => x.metric === r.metric)?.met === true)).length,
     targets: withTarget.length,
     date: run.date,
   };
@@ -161,9 +162,9 @@ export function renderReport(run: RunInfo, sections: Section[]): string {
     'than absolute numbers. A target that is not met says **NO** in its table; it does not fail the run.',
     'Run one benchmark with `npm run bench -- <name>` (its section is replaced, the others are kept), a smoke',
     'run with `npm run bench -- --quick` (prints, writes no file unless `--out <file>`); `--runs N` runs each one',
-    'N times in a row and lists every run\'s judged rows under its table. Each section gives the one-minute load',
-    'average at its start: above the number of cores, other work shared the CPU and absolute numbers are low;',
-    'the ratios to baselines measured alongside hold better.',
+    'N times in a row, lists every run\'s judged rows under its table and counts a target as met when every run',
+    'met it. Each section gives the one-minute load average at its start: above the number of cores, other work',
+    'shared the CPU and absolute numbers are low; the ratios to baselines measured alongside hold better.',
     '',
     `- Last run: ${run.date}`,
     `- Command: \`${run.command}\``,

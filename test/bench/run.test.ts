@@ -137,6 +137,7 @@ describe('npm run bench', () => {
     expect(report).toContain('Every run of `--runs 3`, one after another (the table is the last):');
     expect(report).toContain('- *p99* (≤ 1.25× the floor): 1.1× yes, 1.3× **NO**, 1.2× yes — met in 2 of 3');
     expect(report).not.toContain('*floor p99*'); // rows without a target are not judged
+    expect(report).toMatch(/\| \[wobbly\]\(#wobbly\) \| #24 \| ok \| 0\/1 \|/); // met in every run, or not counted
     expect(result.stdout).toContain('*p99* (≤ 1.25× the floor): 1.1× yes, 1.3× **NO**, 1.2× yes — met in 2 of 3');
 
     const bad = await run('npx', ['tsx', 'bench/run.ts', '--dir', dir, '--runs', '0', 'wobbly'], 60_000);
