@@ -63,7 +63,7 @@ export function renderSection(outcome: BenchOutcome, run: RunInfo): Section {
     issue: outcome.issue,
     status: outcome.status,
     // with several runs, a target counts as met when every run met it
-    met: withTarget.filter((r) => (outcome.runs ?? [outcome]).every((run) => run.rows.find((x) => x.metric === r.metric)?.met === true)).length,
+    met: withTarget.filter((r) => (outcome.runs ?? [outcome]).every((run) => rowOf(run, r.metric)?.met === true)).length,
     targets: withTarget.length,
     date: run.date,
   };
@@ -117,11 +117,13 @@ export function renderSection(outcome: BenchOutcome, run: RunInfo): Section {
 export function runsSummary(outcome: BenchOutcome): string[] {
   const runs = outcome.runs ?? [];
   if (runs.length < 2) return [];
-  const judged = outcome.rows.filter((r) => r.met !== undefined);
-  const lines = judged.map((row) => {
+  // every run's judged rows, first seen first: a last run that failed still shows the others'
+  const judged = new Map<string, BenchRow>();
+  for (const run of runs) for (const r of run.rows) if (r.met !== undefined && !judged.has(r.metric)) judged.set(r.metric, r);
+  const lines = [...judged.values()].map((row) => {
     let met = 0;
     const each = runs.map((run, i) => {
-      const r = run.rows.find((x) => x.metric === row.metric);
+      const r = rowOf(run, row.metric);
       if (!r) return `run ${i + 1} ${run.status === 'ok' ? 'without this row' : run.status}`;
       if (r.met) met++;
       const shown = r.ratio === undefined ? formatValue(r.value, r.unit) : `${round(r.ratio)}×`;
@@ -131,6 +133,10 @@ export function runsSummary(outcome: BenchOutcome): string[] {
   });
   const failed = runs.map((run, i) => (run.status === 'ok' ? null : `run ${i + 1} ${run.status}: ${cell(run.error ?? 'no detail')}`)).filter((l): l is string => l !== null);
   return [...lines, ...failed];
+}
+
+function rowOf(outcome: BenchOutcome, metric: string): BenchRow | undefined {
+  return outcome.rows.find((r) => r.metric === metric);
 }
 
 /** Sections of an existing report, by benchmark name (an unreadable file yields none). */

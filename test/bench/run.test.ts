@@ -140,6 +140,25 @@ describe('npm run bench', () => {
     expect(report).toMatch(/\| \[wobbly\]\(#wobbly\) \| #24 \| ok \| 0\/1 \|/); // met in every run, or not counted
     expect(result.stdout).toContain('*p99* (≤ 1.25× the floor): 1.1× yes, 1.3× **NO**, 1.2× yes — met in 2 of 3');
 
+    // a last run that fails still lists the earlier runs' rows
+    writeFileSync(counter, '0');
+    writeFileSync(
+      join(dir, 'flaky.ts'),
+      `import { readFileSync, writeFileSync } from 'node:fs';
+      export default { name: 'flaky', description: 'fails its second run', issue: 24, budgetSeconds: 30,
+        async run() {
+          const n = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) + 1;
+          writeFileSync(${JSON.stringify(counter)}, String(n));
+          if (n === 2) throw new Error('second run broke');
+          return [{ metric: 'p99', value: 11, unit: 'ms', baseline: { name: 'floor', value: 10 }, ratio: 1.1, target: '≤ 1.25× the floor', met: true }];
+        } };`,
+    );
+    const flaky = await run('npx', ['tsx', 'bench/run.ts', '--dir', dir, '--out', out, '--runs', '2', 'flaky'], 120_000);
+    expect(flaky.code, flaky.stderr).toBe(0);
+    const flakyReport = readFileSync(out, 'utf8');
+    expect(flakyReport).toContain('- *p99* (≤ 1.25× the floor): 1.1× yes, run 2 failed — met in 1 of 2');
+    expect(flakyReport).toContain('- run 2 failed: Error: second run broke');
+
     const bad = await run('npx', ['tsx', 'bench/run.ts', '--dir', dir, '--runs', '0', 'wobbly'], 60_000);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--runs needs a whole number from 1 to 20');
