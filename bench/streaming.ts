@@ -84,7 +84,7 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
     for (const e of b.events) if (e.type === 'transaction') transactions++;
     if (b.kind === 'block') {
       const end = sharedNow();
-      fanoutCpuMs.push(server.cpuSincePublished(b));
+      fanoutCpuMs.push(server.cpuSincePublished(b.mcSeqno));
       fanoutMs.push(end - server.publishedAt(b.mcSeqno));
       fanouts.push([server.publishedAt(b.mcSeqno), end]);
       blockKeys.push(b.mcSeqno);
@@ -194,7 +194,6 @@ class GcLog {
     return out.join(', ');
   }
 
-
   /** How many of the windows hold (part of) a collection, and the collections' ms inside them. */
   within(windows: Array<[number, number]>): { windows: number; ms: number } {
     let hit = 0;
@@ -287,14 +286,14 @@ async function floorLoad(ctx: BenchContext, owners: string[], count: number, sha
     await run;
     await new Promise((r) => setTimeout(r, 500));
     const report = await pool.report();
+    // the measured blocks are the last ones
     const measured = seconds * BLOCKS_PER_SECOND;
     const keys = Array.from({ length: measured }, (_, i) => FLOOR_FIRST_KEY + warmup * BLOCKS_PER_SECOND + i);
+    const writeMs = floor.writeMs.slice(-measured);
+    const writeCpuMs = floor.writeCpuMs.slice(-measured);
     const blocks = byBlock(keys, report);
-    if (process.env.TONWATCH_BENCH_BLOCKS) printBlocks('floor', blocks, floor.writeMs.slice(-measured), floor.writeCpuMs.slice(-measured));
+    if (process.env.TONWATCH_BENCH_BLOCKS) printBlocks('floor', blocks, writeMs, writeCpuMs);
     ctx.progress(`floor: ${fmt(report.received)} events received, ${report.latencies.length} latencies`);
-    // the measured blocks are the last ones
-    const writeMs = floor.writeMs.slice(-seconds * BLOCKS_PER_SECOND);
-    const writeCpuMs = floor.writeCpuMs.slice(-seconds * BLOCKS_PER_SECOND);
     return { connected: sse.count + ws.count, perBlock, byFrames, frames: byFrames.reduce((s, [k, n]) => s + k * n, 0), latencies: report.latencies, blockP99: blocks.map((b) => b.p99), closed: report.closedByServer, load, writeMs, writeCpuMs };
   } finally {
     await pool.close();

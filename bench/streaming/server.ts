@@ -21,8 +21,8 @@ export interface BenchServer {
   registry: Registry;
   /** When the block batch of this masterchain seqno was published (shared clock). */
   publishedAt(mcSeqno: number): number;
-  /** The process's CPU time (user + system, all threads) used since the block batch was published, in ms. */
-  cpuSincePublished(batch: EventBatch): number;
+  /** The process's CPU time (user + system, all threads) used since that block batch was published, in ms. */
+  cpuSincePublished(mcSeqno: number): number;
   /** Called with [masterchain seqno, published at] entries, in batches. */
   onPublished(listener: (entries: Array<[number, number]>) => void): void;
   /** Sum of a counter or gauge over its labels. */
@@ -77,8 +77,8 @@ export async function startBenchServer(tmpDir: string): Promise<BenchServer> {
     streaming,
     registry,
     publishedAt: (mcSeqno) => publishedAt.get(mcSeqno) ?? Number.NaN,
-    cpuSincePublished: (batch) => {
-      const used = process.cpuUsage(cpuAt.get(batch.mcSeqno));
+    cpuSincePublished: (mcSeqno) => {
+      const used = process.cpuUsage(cpuAt.get(mcSeqno));
       return (used.user + used.system) / 1000;
     },
     onPublished: (l) => {
