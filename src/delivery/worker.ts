@@ -66,6 +66,8 @@ export class DeliveryWorker {
   /** Leases on ordering keys (PostgreSQL), or null (SQLite: one process holds every key). */
   private readonly leases: KeyLeases | null;
   private rebalancing = false;
+  /** Lease work under way (renewal, rebalance, takeover): stop() lets it end before giving the leases back. */
+  private readonly leaseWork = new Set<Promise<unknown>>();
   /** Lease time an attempt needs left to start: waiting for a connection, then the exchange, each up to the timeout. */
   private readonly attemptLeaseMs: number;
 
@@ -122,8 +124,8 @@ export class DeliveryWorker {
     if (this.leases) {
       // Present at once, so the workers already running give this one a share at their next renewal.
       await this.leases.census().catch((err) => this.o.logger?.warn({ err }, 'announcing this webhook worker failed; retried with the next renewal'));
-      every(this.leases.leaseMs / 4, () => void this.renewLeases());
-      every(this.o.pollIntervalMs, () => void this.loader.takeOverExpired());
+      every(this.leases.leaseMs / 4, () => this.leaseTask(() => this.renewLeases()));
+      every(this.o.pollIntervalMs, () => this.leaseTask(() => this.loader.takeOverExpired()));
       every(ENDPOINT_REFRESH_MS, () => void this.refreshEndpoints());
     }
   }
@@ -140,6 +142,8 @@ export class DeliveryWorker {
     await this.recorder.flushNow();
     await this.sender?.close();
     this.sender = null;
+    // A renewal, census or takeover finishing after the release would leave a live lease behind.
+    while (this.leaseWork.size > 0) await Promise.allSettled([...this.leaseWork]);
     // Everything sent is recorded: other workers may take the keys at once.
     await this.leases?.releaseAll().catch((err) => this.o.logger?.warn({ err }, 'releasing webhook leases failed; they expire on their own'));
   }
@@ -174,6 +178,15 @@ export class DeliveryWorker {
     }
   }
 
+  /** Runs lease work in the background while running, where stop() can wait for it. */
+  private leaseTask(work: () => Promise<unknown>): void {
+    if (!this.running) return;
+    const task: Promise<unknown> = work()
+      .catch((err) => this.o.logger?.warn({ err }, 'webhook lease work failed'))
+      .finally(() => this.leaseWork.delete(task));
+    this.leaseWork.add(task);
+  }
+
   /** Extends the leases of keys with work here; drops the queues of keys another worker took over. */
   private async renewLeases(): Promise<void> {
     const leases = this.leases;
@@ -193,11 +206,13 @@ export class DeliveryWorker {
       }
       if (lost.length > 0) this.o.logger?.warn({ keys: lost.length }, 'webhook ordering keys were taken over by another worker (lease expired here)');
       // One at a time, beside the renewals (it may wait for attempts in flight).
-      if (!this.rebalancing) {
+      if (!this.rebalancing && this.running) {
         this.rebalancing = true;
-        void this.rebalance(leases, keys)
-          .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
-          .finally(() => (this.rebalancing = false));
+        this.leaseTask(() =>
+          this.rebalance(leases, keys)
+            .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
+            .finally(() => (this.rebalancing = false)),
+        );
       }
     } catch (err) {
       // Attempts stop when the leases run short (pump); the next renewal may still save them.
