@@ -129,6 +129,33 @@ describe('SQLite WAL checkpointer after writes', () => {
   });
 });
 
+describe('SQLite WAL checkpointer timing', () => {
+  it('runs its slow timer only after a whole period without a checkpoint: never beside the ones writes ask for', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-ckpt-'));
+    const store = await openStore({ sqlitePath: path.join(dir, 'timing.db'), checkpoints: { intervalMs: 1000, afterWriteMs: 20 } });
+    const stats = store.checkpoints!;
+    try {
+      await sql`create table t (id integer primary key, v blob)`.execute(store.db);
+      // a write every 100 ms for 2 s, each asking for a checkpoint 20 ms later: a fixed 1 s timer
+      // would have run twice in between, at whatever moment it fell on
+      const started = Date.now();
+      while (Date.now() - started < 2000) {
+        await sql`insert into t (v) values (${Buffer.alloc(4000, 1)})`.execute(store.db);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(stats.runs).toBeGreaterThanOrEqual(10);
+      expect(stats.idleRuns).toBe(0);
+      // once the writes stop, the timer keeps running
+      const deadline = Date.now() + 5000;
+      while (stats.idleRuns < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(stats.idleRuns).toBeGreaterThanOrEqual(2);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SQLite WAL checkpointer failing', () => {
   it('reports the failure once (the store turns SQLite checkpoints back on) and still stops', async () => {
     const failures: string[] = [];
