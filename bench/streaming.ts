@@ -32,7 +32,7 @@ const CLIENT_PROCESSES = 2;
 /**
  * Seconds run before measuring, by the replay and the floor alike. The replay's first blocks ramp up
  * (traces not yet at full depth), and 3–4 s in, V8 optimises the fan-out itself (publishLive,
- * dispatchTransaction, deliver, the frame builders: ~80 ms of TurboFan compiling on its threads, seen with
+ * dispatchTransaction, deliver, the frame builders: ~100 ms of TurboFan compiling on its threads, seen with
  * --trace-opt), so those fan-outs took 35–45 ms instead of ~23 in every run; never after. Steady state is
  * what a service's clients see.
  */
