@@ -278,16 +278,15 @@ async function floorLoad(ctx: BenchContext, owners: string[], count: number, sha
     const perBlock = byFrames.reduce((s, [, n]) => s + n, 0);
     ctx.progress(`floor: ${fmt(sse.count)} SSE + ${fmt(ws.count)} WebSocket clients, ${fmt(perBlock)} connections per block${sse.firstError ?? ws.firstError ? ` (first error: ${sse.firstError ?? ws.firstError})` : ''}`);
     // As in the replay: the warm-up, then `seconds` measured.
-    const warmup = WARMUP_SECONDS;
     const run = floor.run({
-      blocks: (warmup + seconds) * BLOCKS_PER_SECOND,
+      blocks: (WARMUP_SECONDS + seconds) * BLOCKS_PER_SECOND,
       blockMs: 1000 / BLOCKS_PER_SECOND,
       byFrames,
       sseBytes: Math.round(shape.sseBytes),
       wsBytes: Math.round(shape.wsBytes),
       firstKey: FLOOR_FIRST_KEY,
     });
-    await new Promise((r) => setTimeout(r, warmup * 1000));
+    await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
     pool.reset();
     const load = os.loadavg()[0]!;
     await run;
@@ -295,7 +294,7 @@ async function floorLoad(ctx: BenchContext, owners: string[], count: number, sha
     const report = await pool.report();
     // the measured blocks are the last ones
     const measured = seconds * BLOCKS_PER_SECOND;
-    const keys = Array.from({ length: measured }, (_, i) => FLOOR_FIRST_KEY + warmup * BLOCKS_PER_SECOND + i);
+    const keys = Array.from({ length: measured }, (_, i) => FLOOR_FIRST_KEY + WARMUP_SECONDS * BLOCKS_PER_SECOND + i);
     const writeMs = floor.writeMs.slice(-measured);
     const writeCpuMs = floor.writeCpuMs.slice(-measured);
     const blocks = byBlock(keys, report);

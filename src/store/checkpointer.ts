@@ -47,12 +47,16 @@ let runs = 0;
 let restarts = 0;
 let idleRuns = 0;
 let idle = null;
-function checkpoint() {
+// The slow timer starts over at every checkpoint, whoever asked for it.
+function armIdle() {
   clearTimeout(idle);
   idle = setTimeout(() => {
     idleRuns++;
     checkpoint();
   }, workerData.intervalMs);
+}
+function checkpoint() {
+  armIdle();
   let [row] = db.pragma('wal_checkpoint(PASSIVE)');
   if (row.log > workerData.restartFrames) {
     // Caught up first, the restart holds the writer only for the frames of the last moment.
@@ -63,10 +67,7 @@ function checkpoint() {
   runs++;
   parentPort.postMessage({ runs, restarts, idleRuns, walFrames: row.log, checkpointedFrames: row.checkpointed });
 }
-idle = setTimeout(() => {
-  idleRuns++;
-  checkpoint();
-}, workerData.intervalMs);
+armIdle();
 parentPort.on('message', (m) => {
   if (m === 'checkpoint') return checkpoint();
   if (m !== 'stop') return;

@@ -35,6 +35,24 @@ function run(command: string, args: string[], timeoutMs: number): Promise<{ code
   });
 }
 
+/**
+ * Writes a benchmark `name` whose run() numbers its runs (n = 1, 2, … through a counter file beside it)
+ * and then runs `body`, which returns its rows.
+ */
+function countingBench(dir: string, name: string, description: string, body: string): void {
+  const counter = join(dir, `${name}.count`);
+  writeFileSync(counter, '0');
+  writeFileSync(
+    join(dir, `${name}.ts`),
+    `import { readFileSync, writeFileSync } from 'node:fs';
+    export default { name: ${JSON.stringify(name)}, description: ${JSON.stringify(description)}, issue: 24, budgetSeconds: 30,
+      async run() {
+        const n = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) + 1;
+        writeFileSync(${JSON.stringify(counter)}, String(n));${body}
+      } };`,
+  );
+}
+
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -110,23 +128,13 @@ describe('npm run bench', () => {
   it('with --runs 3 runs a benchmark three times and says in how many runs each target was met', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
-    const counter = join(dir, 'count');
-    writeFileSync(counter, '0');
     // each run reads and bumps the counter: ratios 1.1, 1.3, 1.2 against a target of ≤ 1.25
-    writeFileSync(
-      join(dir, 'wobbly.ts'),
-      `import { readFileSync, writeFileSync } from 'node:fs';
-      export default { name: 'wobbly', description: 'a noisy ratio', issue: 24, budgetSeconds: 30,
-        async run() {
-          const n = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) + 1;
-          writeFileSync(${JSON.stringify(counter)}, String(n));
-          const ratio = [1.1, 1.3, 1.2][n - 1];
-          return [
-            { metric: 'p99', value: 10 * ratio, unit: 'ms', baseline: { name: 'floor', value: 10 }, ratio, target: '≤ 1.25× the floor', met: ratio <= 1.25 },
-            { metric: 'floor p99', value: 10, unit: 'ms' },
-          ];
-        } };`,
-    );
+    countingBench(dir, 'wobbly', 'a noisy ratio', `
+      const ratio = [1.1, 1.3, 1.2][n - 1];
+      return [
+        { metric: 'p99', value: 10 * ratio, unit: 'ms', baseline: { name: 'floor', value: 10 }, ratio, target: '≤ 1.25× the floor', met: ratio <= 1.25 },
+        { metric: 'floor p99', value: 10, unit: 'ms' },
+      ];`);
     const out = join(dir, 'BENCHMARKS.md');
     const result = await run('npx', ['tsx', 'bench/run.ts', '--dir', dir, '--out', out, '--runs', '3', 'wobbly'], 120_000);
     expect(result.code, result.stderr).toBe(0);
@@ -141,18 +149,9 @@ describe('npm run bench', () => {
     expect(result.stdout).toContain('*p99* (≤ 1.25× the floor): 1.1× yes, 1.3× **NO**, 1.2× yes — met in 2 of 3');
 
     // a last run that fails still lists the earlier runs' rows
-    writeFileSync(counter, '0');
-    writeFileSync(
-      join(dir, 'flaky.ts'),
-      `import { readFileSync, writeFileSync } from 'node:fs';
-      export default { name: 'flaky', description: 'fails its second run', issue: 24, budgetSeconds: 30,
-        async run() {
-          const n = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) + 1;
-          writeFileSync(${JSON.stringify(counter)}, String(n));
-          if (n === 2) throw new Error('second run broke');
-          return [{ metric: 'p99', value: 11, unit: 'ms', baseline: { name: 'floor', value: 10 }, ratio: 1.1, target: '≤ 1.25× the floor', met: true }];
-        } };`,
-    );
+    countingBench(dir, 'flaky', 'fails its second run', `
+      if (n === 2) throw new Error('second run broke');
+      return [{ metric: 'p99', value: 11, unit: 'ms', baseline: { name: 'floor', value: 10 }, ratio: 1.1, target: '≤ 1.25× the floor', met: true }];`);
     const flaky = await run('npx', ['tsx', 'bench/run.ts', '--dir', dir, '--out', out, '--runs', '2', 'flaky'], 120_000);
     expect(flaky.code, flaky.stderr).toBe(0);
     const flakyReport = readFileSync(out, 'utf8');
