@@ -47,7 +47,7 @@ export function devnetComponentOf(
       if (port === undefined) return;
       liteserver = await DevnetLiteServer.start({
         archive: chain.archive(), feed: chain, dataDir: devnetDataDir(config), port,
-        log: (message) => logger.debug({ component: 'devnet-liteserver' }, message),
+        log: (message, { level, peer }) => logger[level]({ component: 'devnet-liteserver', peer }, message),
       });
       logger.info({ ...liteserver.address, publicKey: liteserver.publicKey.toString('base64') }, 'devnet liteserver listening');
     },

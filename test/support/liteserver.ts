@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LiteClient, LiteSingleEngine } from 'ton-lite-client';
 import { parseGlobalConfig } from '../../src/chain/liteserver/config.js';
-import { AdnlServer, MasterchainHead, type LiteServerMethods } from '../../src/chain/liteserver/transport/adnl-server.js';
+import { AdnlServer, MasterchainHead, type AdnlServerOptions, type LiteServerMethods } from '../../src/chain/liteserver/transport/adnl-server.js';
 import { LiteServerError } from '../../src/chain/liteserver/tl/envelope.js';
 import type { BlockIdExt } from '../../src/chain/liteserver/tl/lite-api.js';
 
@@ -37,7 +37,7 @@ export async function startTestLiteServer(options: {
   port?: number;
   extra?: LiteServerMethods;
   blockData?: (seqno: number) => Buffer;
-  log?: (message: string) => void;
+  log?: AdnlServerOptions['log'];
   maxQueriesPerConnection?: number;
   writeHighWaterBytes?: number;
 } = {}): Promise<TestLiteServer> {

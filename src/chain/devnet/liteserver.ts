@@ -10,7 +10,7 @@ import { ArchiveLiteServer } from '../liteserver/server/archive-server.js';
 import { SandboxGetMethods } from '../liteserver/server/run-method.js';
 import { LiteErrorCode, LiteServerError } from '../liteserver/tl/envelope.js';
 import type { BlockIdExt } from '../liteserver/tl/lite-api.js';
-import { AdnlServer } from '../liteserver/transport/adnl-server.js';
+import { AdnlServer, type AdnlServerOptions } from '../liteserver/transport/adnl-server.js';
 import { ChainRejectedError } from '../source.js';
 import { loadBlockInfo } from '../tlb/block-info.js';
 import { tlBlockIdOf } from '../liteserver/server/block-id.js';
@@ -34,7 +34,7 @@ export interface DevnetLiteServerOptions {
   port: number;
   /** Loopback unless told otherwise. */
   host?: string;
-  log?: (message: string) => void;
+  log?: AdnlServerOptions['log'];
 }
 
 /** The server's secret key: read from the data directory, or made and written there (mode 0600) on first start. */

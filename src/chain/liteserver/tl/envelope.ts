@@ -1,6 +1,7 @@
 // The layers around a liteserver request: adnl.message.query{query_id, liteServer.query{data}},
 // where data is [liteServer.waitMasterchainSeqno] + the boxed function; the answer is either the
-// boxed reply or liteServer.error. tcp.ping/pong share the same ADNL frames.
+// boxed reply or liteServer.error. tcp.ping/pong and the tcp.authentificate exchange share the same
+// ADNL frames.
 import { TLError, TLReader, tlIdHex, tlRead, tlWrite } from './codec.js';
 import { ID } from './lite-schema.js';
 import { type LiteMethodName, type RequestOf, type ResponseOf, METHOD_BY_ID, liteApi } from './lite-api.js';
@@ -96,7 +97,15 @@ export type AdnlMessage =
   | { kind: 'query'; queryId: Buffer; query: Buffer }
   | { kind: 'answer'; queryId: Buffer; answer: Buffer }
   | { kind: 'ping'; randomId: bigint }
-  | { kind: 'pong'; randomId: bigint };
+  | { kind: 'pong'; randomId: bigint }
+  // A client proving it holds an ed25519 key (ton adnl/adnl-ext-server.cpp):
+  //   tcp.authentificate nonce:bytes = tcp.Message                                  client → server
+  //   tcp.authentificationNonce nonce:bytes = tcp.Message                           server → client
+  //   tcp.authentificationComplete key:PublicKey signature:bytes = tcp.Message      client → server,
+  // the signature over client nonce ‖ server nonce; the server answers nothing to the last one.
+  | { kind: 'authenticate'; nonce: Buffer }
+  | { kind: 'authNonce'; nonce: Buffer }
+  | { kind: 'authComplete'; publicKey: Buffer; signature: Buffer };
 
 export function encodeAdnlMessage(m: AdnlMessage): Buffer {
   return tlWrite((w) => {
@@ -105,6 +114,9 @@ export function encodeAdnlMessage(m: AdnlMessage): Buffer {
       case 'answer': return void w.id(ID['adnl.message.answer']).int256(m.queryId).bytes(m.answer);
       case 'ping': return void w.id(ID['tcp.ping']).int64(m.randomId);
       case 'pong': return void w.id(ID['tcp.pong']).int64(m.randomId);
+      case 'authenticate': return void w.id(ID['tcp.authentificate']).bytes(m.nonce);
+      case 'authNonce': return void w.id(ID['tcp.authentificationNonce']).bytes(m.nonce);
+      case 'authComplete': return void w.id(ID['tcp.authentificationComplete']).id(ID['pub.ed25519']).int256(m.publicKey).bytes(m.signature);
     }
   });
 }
@@ -116,6 +128,14 @@ export function decodeAdnlMessage(payload: Uint8Array): AdnlMessage {
     if (id === ID['adnl.message.answer']) return { kind: 'answer', queryId: r.int256(), answer: r.bytes() };
     if (id === ID['tcp.ping']) return { kind: 'ping', randomId: r.int64() };
     if (id === ID['tcp.pong']) return { kind: 'pong', randomId: r.int64() };
+    if (id === ID['tcp.authentificate']) return { kind: 'authenticate', nonce: r.bytes() };
+    if (id === ID['tcp.authentificationNonce']) return { kind: 'authNonce', nonce: r.bytes() };
+    if (id === ID['tcp.authentificationComplete']) {
+      // PublicKey has other constructors (pub.aes, pub.unenc, pub.overlay); only ed25519 keys sign.
+      const keyType = r.uint32();
+      if (keyType !== ID['pub.ed25519']) throw new TLError(`ADNL: tcp.authentificationComplete with a ${describeId(keyType)} key, not pub.ed25519`);
+      return { kind: 'authComplete', publicKey: r.int256(), signature: r.bytes() };
+    }
     throw new TLError(`ADNL: unexpected message ${describeId(id)}`);
   }, 'ADNL message');
 }

@@ -15,7 +15,8 @@ import {
 // writes the ADNL ones as wire bytes (7af98bb4 = little-endian 0xb48bf97a).
 const EXPECTED: Partial<Record<TLName, string>> = {
   'adnl.message.query': 'b48bf97a', 'adnl.message.answer': '0fac8416', 'tcp.ping': '4d082b9a', 'tcp.pong': 'dc69fb03',
-  'pub.ed25519': '4813b4c6', 'tonNode.blockId': 'b7cdb167', 'tonNode.blockIdExt': '6752eb78', 'tonNode.zeroStateIdExt': '1d7235ae',
+  'pub.ed25519': '4813b4c6', 'tcp.authentificate': '445bab12', 'tcp.authentificationNonce': 'e35d4ab6', 'tcp.authentificationComplete': 'f7ad9ea6',
+  'tonNode.blockId': 'b7cdb167', 'tonNode.blockIdExt': '6752eb78', 'tonNode.zeroStateIdExt': '1d7235ae',
   'liteServer.error': 'bba9e148', 'liteServer.accountId': '75a0e2c5', 'liteServer.libraryEntry': '8aff2446',
   'liteServer.transactionId': 'b12f65af', 'liteServer.transactionMetadata': 'ff706385', 'liteServer.transactionId3': '2c81da77', 'liteServer.lookupBlockResult': '99786be7', 'liteServer.signature': 'a3def855', 'liteServer.signatureSet.ordinary': 'f644a6e6',
   'liteServer.signatureSet.simplex': 'ac249800', 'liteServer.blockLinkBack': 'ef7e1bef', 'liteServer.blockLinkForward': '520fce1c',

@@ -11,6 +11,11 @@ export const DECLARATIONS = {
   'tcp.ping': 'tcp.ping random_id:long = tcp.Pong',
   'tcp.pong': 'tcp.pong random_id:long = tcp.Pong',
   'pub.ed25519': 'pub.ed25519 key:int256 = PublicKey',
+  // A client with a key of its own proves it (adnl/adnl-ext-server.cpp): it sends its nonce, the server
+  // answers with its own, the client signs client nonce ‖ server nonce. Ids #445bab12, #e35d4ab6, #f7ad9ea6.
+  'tcp.authentificate': 'tcp.authentificate nonce:bytes = tcp.Message',
+  'tcp.authentificationNonce': 'tcp.authentificationNonce nonce:bytes = tcp.Message',
+  'tcp.authentificationComplete': 'tcp.authentificationComplete key:PublicKey signature:bytes = tcp.Message',
 
   // shared types
   'tonNode.blockId': 'tonNode.blockId workchain:int shard:long seqno:int = tonNode.BlockId',

@@ -1,5 +1,5 @@
-// ADNL-over-TCP liteserver: accepts the handshake for its ed25519 key, answers tcp.ping, and hands
-// each decoded liteServer query to a LiteServerHandler. The waitMasterchainSeqno prefix holds a query
+// ADNL-over-TCP liteserver: accepts the handshake for its ed25519 key, answers tcp.ping and a client's
+// tcp.authentificate exchange, and hands each decoded liteServer query to a LiteServerHandler. The waitMasterchainSeqno prefix holds a query
 // until the handler's head reaches the seqno. Handler failures become liteServer.error answers.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { LiteErrorCode, LiteServerError, decodeAdnlMessage, encodeAdnlMessage } from '../tl/envelope.js';
@@ -7,6 +7,7 @@ import {
   FrameDecoder, HANDSHAKE_BYTES, type SessionCiphers, ed25519KeyPair, encodeFrame, keyId, serverHandshake, sessionCiphers,
 } from './frame.js';
 import { answerLiteQuery, type LiteServerHandler } from './lite-handler.js';
+import { ClientAuthServer } from './client-auth.js';
 
 export { MAX_WAIT_MS, type LiteServerHandler, type LiteServerMethods } from './lite-handler.js';
 
@@ -19,12 +20,21 @@ export interface AdnlServerOptions {
   handler: LiteServerHandler;
   host?: string;
   port?: number;
-  /** Told about refused handshakes and broken connections (nothing is thrown for a client's fault). */
-  log?: (message: string) => void;
+  /**
+   * Told about refused handshakes and broken connections (nothing is thrown for a client's fault): `warn`
+   * for a client speaking what this server does not (an unknown message, a bad authentication), else `debug`.
+   */
+  log?: (message: string, detail: AdnlLogDetail) => void;
   /** Queries of one connection handled at once (default 256); later ones wait their turn, in order. */
   maxQueriesPerConnection?: number;
   /** Unsent answer bytes above which a connection's further queries wait unread (default 32 MiB). */
   writeHighWaterBytes?: number;
+}
+
+export interface AdnlLogDetail {
+  level: 'debug' | 'warn';
+  /** The client's address, host:port. */
+  peer: string;
 }
 
 export class AdnlServer {
@@ -73,7 +83,8 @@ export class AdnlServer {
   private accept(socket: Socket): void {
     this.sockets.add(socket);
     const peer = `${socket.remoteAddress}:${socket.remotePort}`;
-    const log = (m: string) => this.options.log?.(`liteserver connection ${peer}: ${m}`);
+    const log = (m: string, level: AdnlLogDetail['level'] = 'debug') => this.options.log?.(`liteserver connection ${peer}: ${m}`, { level, peer });
+    const auth = new ClientAuthServer();
     const maxInFlight = this.options.maxQueriesPerConnection ?? 256;
     const highWater = this.options.writeHighWaterBytes ?? 32 << 20;
     let inFlight = 0;
@@ -102,30 +113,49 @@ export class AdnlServer {
         });
       }
     };
+    const refuse = (why: string): false => {
+      log(why, 'warn');
+      socket.destroy();
+      return false;
+    };
     const handle = (payload: Buffer): boolean => {
       let msg;
       try {
         msg = decodeAdnlMessage(payload);
       } catch (e) {
-        log((e as Error).message);
-        socket.destroy();
-        return false;
+        return refuse((e as Error).message);
       }
-      if (msg.kind === 'ping') send(encodeAdnlMessage({ kind: 'pong', randomId: msg.randomId }));
-      else if (msg.kind === 'query') {
-        const queryId = msg.queryId;
-        inFlight++;
-        void answerLiteQuery(this.options.handler, msg.query)
-          .then(
-            (answer) => send(encodeAdnlMessage({ kind: 'answer', queryId, answer })),
-            (e: Error) => log(`query failed: ${e.message}`),
-          )
-          .finally(() => {
-            inFlight--;
-            pump();
-          });
+      switch (msg.kind) {
+        case 'ping':
+          send(encodeAdnlMessage({ kind: 'pong', randomId: msg.randomId }));
+          return true;
+        // TON's server closes the connection on a failed exchange (protoviolation); so does this one.
+        case 'authenticate':
+        case 'authComplete':
+          try {
+            if (msg.kind === 'authenticate') send(encodeAdnlMessage(auth.challenge(msg.nonce)));
+            else log(`client authenticated as key id ${auth.complete(msg.publicKey, msg.signature).toString('hex')}`);
+          } catch (e) {
+            return refuse((e as Error).message);
+          }
+          return true;
+        case 'query': {
+          const queryId = msg.queryId;
+          inFlight++;
+          void answerLiteQuery(this.options.handler, msg.query)
+            .then(
+              (answer) => send(encodeAdnlMessage({ kind: 'answer', queryId, answer })),
+              (e: Error) => log(`query failed: ${e.message}`),
+            )
+            .finally(() => {
+              inFlight--;
+              pump();
+            });
+          return true;
+        }
+        default:
+          return refuse(`ADNL: a client sent ${msg.kind}, which only a server sends`);
       }
-      return true;
     };
     const pump = () => {
       while (!writeBlocked && inFlight < maxInFlight && backlog.length > 0) if (!handle(backlog.shift()!)) return;
@@ -150,7 +180,7 @@ export class AdnlServer {
       try {
         backlog.push(...decoder.push(ciphers.rx.update(chunk)));
       } catch (e) {
-        log((e as Error).message);
+        log((e as Error).message, 'warn');
         return void socket.destroy();
       }
       pump();

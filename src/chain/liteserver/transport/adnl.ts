@@ -1,11 +1,12 @@
-// ADNL-over-TCP client for one liteserver: handshake, encrypted frames, query ids, per-query
-// timeouts, tcp.ping keep-alive. Every failure is an AdnlError naming the server and what failed;
+// ADNL-over-TCP client for one liteserver: handshake, optional tcp.authentificate with a key of
+// its own, encrypted frames, query ids, per-query timeouts, tcp.ping keep-alive. Every failure is an AdnlError naming the server and what failed;
 // a failed connection stays failed (the pool reconnects with a new client).
 import { randomBytes } from 'node:crypto';
 import { Socket, connect as tcpConnect } from 'node:net';
 import { type LiteMethodName, type RequestOf, type ResponseOf } from '../tl/lite-api.js';
 import { decodeAdnlMessage, decodeLiteAnswer, encodeAdnlMessage, encodeLiteQuery } from '../tl/envelope.js';
 import { FrameDecoder, type SessionCiphers, clientHandshake, encodeFrame, sessionCiphers } from './frame.js';
+import { ClientAuthClient } from './client-auth.js';
 import { AdnlError, CLOSED_BY_CLIENT, type LiteQueryOptions, type LiteTransport, type QueryRecorder } from './types.js';
 
 export interface AdnlClientOptions {
@@ -21,6 +22,11 @@ export interface AdnlClientOptions {
   pingIntervalMs?: number;
   /** Called with every query and its answer or failure (the transport's `record` option). */
   record?: QueryRecorder;
+  /**
+   * A 32-byte ed25519 seed: the client proves it holds this key right after the handshake
+   * (tcp.authentificate), as TON's client does when it has a local key and tonutils-go's pool always does.
+   */
+  authenticateWith?: Uint8Array;
 }
 
 interface Pending {
@@ -46,37 +52,44 @@ export class AdnlClient implements LiteTransport {
     this.server = `${options.host}:${options.port}`;
   }
 
-  /** Connects and completes the handshake (the server's first, empty frame proves it holds the key). */
+  /**
+   * Connects and completes the handshake (the server's first, empty frame proves it holds the key), then,
+   * with `authenticateWith`, the authentication exchange (ready once tcp.authentificationComplete is sent).
+   */
   static connect(options: AdnlClientOptions): Promise<AdnlClient> {
     const server = `${options.host}:${options.port}`;
     const timeoutMs = options.connectTimeoutMs ?? 5000;
     return new Promise((resolve, reject) => {
       let hs: ReturnType<typeof clientHandshake>;
+      let auth: ClientAuthClient | undefined;
       try {
         hs = clientHandshake(options.publicKey);
+        if (options.authenticateWith) auth = new ClientAuthClient(options.authenticateWith);
       } catch (e) {
         return reject(new AdnlError('handshake', server, (e as Error).message));
       }
       const socket = tcpConnect({ host: options.host, port: options.port, noDelay: true });
       const client = new AdnlClient(socket, sessionCiphers(hs.params, 'client'), options);
-      let stage: 'connect' | 'handshake' | 'ready' = 'connect';
+      let stage: 'connect' | 'handshake' | 'authentication' | 'ready' = 'connect';
       const fail = (err: AdnlError) => {
         clearTimeout(timer);
         socket.destroy();
         reject(err);
       };
       const timer = setTimeout(() => fail(new AdnlError(stage === 'connect' ? 'connect' : 'handshake', server,
-        stage === 'connect' ? `TCP connect timed out after ${timeoutMs} ms` : `no handshake answer within ${timeoutMs} ms`)), timeoutMs);
+        stage === 'connect' ? `TCP connect timed out after ${timeoutMs} ms`
+          : stage === 'authentication' ? `no tcp.authentificationNonce within ${timeoutMs} ms` : `no handshake answer within ${timeoutMs} ms`)), timeoutMs);
       socket.once('connect', () => {
         stage = 'handshake';
         socket.write(hs.packet);
       });
       socket.on('error', (e) => {
-        if (stage !== 'ready') fail(new AdnlError(stage, server, `${stage === 'connect' ? 'TCP connect' : 'handshake'} failed: ${e.message}`));
+        if (stage !== 'ready') fail(new AdnlError(stage === 'connect' ? 'connect' : 'handshake', server, `${stage === 'connect' ? 'TCP connect' : stage} failed: ${e.message}`));
         else client.fail(new AdnlError('closed', server, `socket error: ${e.message}`));
       });
       socket.on('close', () => {
-        if (stage !== 'ready') fail(new AdnlError('handshake', server, 'server closed the connection during the handshake (wrong server key?)'));
+        if (stage === 'authentication') fail(new AdnlError('handshake', server, 'server closed the connection after tcp.authentificate (it does not take authentication?)'));
+        else if (stage !== 'ready') fail(new AdnlError('handshake', server, 'server closed the connection during the handshake (wrong server key?)'));
         else client.fail(new AdnlError('closed', server, 'connection closed by the server'));
       });
       socket.on('data', (chunk: Buffer) => {
@@ -87,16 +100,30 @@ export class AdnlClient implements LiteTransport {
           const err = new AdnlError('protocol', server, (e as Error).message);
           return stage === 'ready' ? client.fail(err) : fail(err);
         }
+        const ready = () => {
+          stage = 'ready';
+          clearTimeout(timer);
+          client.startKeepAlive();
+          resolve(client);
+        };
         for (const payload of frames) {
-          if (stage !== 'ready') {
+          if (stage === 'handshake') {
             if (payload.length !== 0) return fail(new AdnlError('handshake', server, 'first frame after the handshake is not empty'));
-            stage = 'ready';
-            clearTimeout(timer);
-            client.startKeepAlive();
-            resolve(client);
-            continue;
-          }
-          client.onFrame(payload);
+            if (!auth) ready();
+            else {
+              stage = 'authentication';
+              client.send(encodeAdnlMessage(auth.start()));
+            }
+          } else if (stage === 'authentication') {
+            try {
+              const msg = decodeAdnlMessage(payload);
+              if (msg.kind !== 'authNonce') throw new Error(`expected tcp.authentificationNonce, got ${msg.kind}`);
+              client.send(encodeAdnlMessage(auth!.answer(msg.nonce)));
+            } catch (e) {
+              return fail(new AdnlError('handshake', server, `authentication failed: ${(e as Error).message}`));
+            }
+            ready();
+          } else client.onFrame(payload);
         }
       });
     });
@@ -198,7 +225,7 @@ export class AdnlClient implements LiteTransport {
     } else if (msg.kind === 'ping') {
       this.send(encodeAdnlMessage({ kind: 'pong', randomId: msg.randomId }));
     } else {
-      this.fail(new AdnlError('protocol', this.server, 'server sent an adnl.message.query to a client'));
+      this.fail(new AdnlError('protocol', this.server, `server sent a client's message (${msg.kind})`));
     }
   }
 
