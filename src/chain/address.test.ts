@@ -64,7 +64,23 @@ describe('parseAccountId', () => {
   it('rejects a bad checksum, naming the problem', () => {
     const broken = WALLET_FRIENDLY.slice(0, -1) + (WALLET_FRIENDLY.endsWith('G') ? 'H' : 'G');
     expect(() => parseAccountId(broken)).toThrow(InvalidAddressError);
-    expect(() => parseAccountId(broken)).toThrow(/checksum/);
+    expect(() => parseAccountId(broken)).toThrow(/checksum mismatch: a character is mistyped/);
+  });
+
+  it('names the typo in an address that is nearly user-friendly, not the forms it could have been', () => {
+    const say = (text: string): string => {
+      try {
+        return `parsed ${parseAccountId(text)}`;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    const swapped = WALLET_FRIENDLY.slice(0, 10) + WALLET_FRIENDLY[11] + WALLET_FRIENDLY[10] + WALLET_FRIENDLY.slice(12);
+    expect(say(swapped)).toMatch(/checksum mismatch: a character is mistyped/);
+    expect(say(WALLET_FRIENDLY.slice(0, 20) + WALLET_FRIENDLY.slice(21))).toMatch(/has 47 characters where a user-friendly address has 48: 1 missing$/);
+    expect(say(WALLET_FRIENDLY + 'Q')).toMatch(/has 49 characters where a user-friendly address has 48: 1 too many$/);
+    expect(say(WALLET_FRIENDLY.replace('W', 'Ш'))).toMatch(/character "Ш" at position 5 is not used in addresses \(a typo\?\)$/);
+    expect(say('hello')).not.toMatch(/typo|checksum/);
   });
 
   it('rejects garbage with a clear message and tryParseAccountId returns null', () => {

@@ -36,11 +36,25 @@ export interface FriendlyAddressInfo {
   testOnly: boolean;
 }
 
+/** Text near enough to a user-friendly address to be one with a typo: say which typo, not the form. */
+const NEAR_FRIENDLY_LENGTH = { min: 40, max: 56 };
+const FRIENDLY_CHAR = /[A-Za-z0-9+/_-]/;
+
+/** Why text of about the right length is not a user-friendly address: a character not used, or a length off by some. */
+function friendlyTypo(b64: string): string | null {
+  const chars = [...b64];
+  if (chars.length < NEAR_FRIENDLY_LENGTH.min || chars.length > NEAR_FRIENDLY_LENGTH.max) return null;
+  const bad = chars.findIndex((c) => !FRIENDLY_CHAR.test(c));
+  if (bad >= 0) return `character ${JSON.stringify(chars[bad])} at position ${bad + 1} is not used in addresses (a typo?)`;
+  const off = chars.length - 48;
+  return `has ${chars.length} characters where a user-friendly address has 48: ${Math.abs(off)} ${off < 0 ? 'missing' : 'too many'}`;
+}
+
 function parseFriendly(input: string, text: string): FriendlyAddressInfo {
   // A `+` of standard base64 arrives as a space when the address sat unescaped in a query string.
   const b64 = text.replace(/ /g, '+');
   if (!FRIENDLY.test(b64)) {
-    throw new InvalidAddressError(input, 'expected the raw form <workchain>:<64 hex> or a 48-character user-friendly address');
+    throw new InvalidAddressError(input, friendlyTypo(b64) ?? 'expected the raw form <workchain>:<64 hex> or a 48-character user-friendly address');
   }
   if (/[+/]/.test(b64) && /[-_]/.test(b64)) {
     throw new InvalidAddressError(input, 'mixes base64 and base64url characters');
@@ -48,7 +62,10 @@ function parseFriendly(input: string, text: string): FriendlyAddressInfo {
   const data = Buffer.from(b64.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   if (data.length !== 36) throw new InvalidAddressError(input, 'user-friendly address must decode to 36 bytes');
   const expected = crc16(data.subarray(0, 34));
-  if (data.readUInt16BE(34) !== expected) throw new InvalidAddressError(input, 'checksum mismatch');
+  if (data.readUInt16BE(34) !== expected) {
+    // Right length and alphabet: what fails is the CRC16 the address carries of itself, so a character is mistyped.
+    throw new InvalidAddressError(input, 'checksum mismatch: a character is mistyped (the address carries a checksum of itself, and it does not match)');
+  }
   const tag = data[0]! & ~TEST_ONLY_FLAG;
   if (tag !== BOUNCEABLE_TAG && tag !== NON_BOUNCEABLE_TAG) {
     throw new InvalidAddressError(input, `unknown tag 0x${data[0]!.toString(16)}`);

@@ -42,6 +42,9 @@ describe('invoicing API', () => {
       const body = await json<{ app: any; token: string }>(res, 201);
       expect(body.token).toMatch(/^tw_/);
       expect(body.app).toMatchObject({ name: 'Exchange', recipient_address: await walletAddress(svc, 'exchange') });
+      // …and as the merchant typed it, the form wallets show (non-bounceable, not test-only on the devnet)
+      expect(body.app.recipient_friendly).toBe(friendly);
+      expect(friendly).toMatch(/^UQ/);
       expect(body.app.usdt_jetton_wallet).toMatch(/^0:[0-9a-f]{64}$/);
       expect(body.app.webhooks).toHaveLength(1);
       expect(body.app.webhooks[0].signing_secret).toMatch(/^whsec_/);

@@ -37,9 +37,14 @@ function friendly(account: AccountId, bounceable: boolean, testOnly: boolean): s
   return form;
 }
 
+/** A wallet's address as wallet apps show it: the non-bounceable form (`UQ…`; `0Q…` on testnet). */
+export function walletAddress(account: AccountId, testOnly: boolean): string {
+  return friendly(account, false, testOnly);
+}
+
 export function paymentLink(input: LinkInput): string {
   // wallets are paid at their non-bounceable form, as wallet apps show them
-  const to = friendly(input.payTo, false, input.testOnly);
+  const to = walletAddress(input.payTo, input.testOnly);
   let link = `ton://transfer/${to}?amount=${input.amount}&bin=${invoicePayloadBase64(input.invoiceId)}&exp=${input.dateExpire}`;
   if (input.currency === 'USDT') {
     if (!input.usdtMaster) throw new Error('a USDT invoice needs the USDT master');

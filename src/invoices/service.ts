@@ -15,7 +15,7 @@ import { checkRecipient } from './eligibility.js';
 import type { ExpiryTimer } from './expiry.js';
 import { countEvents, queueWebhooks, saveInvoices } from './ledger.js';
 import { InvoiceInserts } from './inserts.js';
-import { paymentLink } from './links.js';
+import { paymentLink, walletAddress } from './links.js';
 import type { InvoiceMetrics } from './metrics.js';
 import { appOwnerRef, invoiceJson, type App, type Invoice, type InvoiceJson } from './model.js';
 import { cancel } from './state.js';
@@ -49,6 +49,8 @@ export interface AppJson {
   name: string;
   description?: string;
   recipient_address: string;
+  /** The recipient as wallet apps show it: non-bounceable, test-only on testnet (ours, for display). */
+  recipient_friendly: string;
   /** The recipient's USDT jetton wallet, when the USDT master is known. */
   usdt_jetton_wallet?: string;
   webhooks: WebhookJson[];
@@ -120,6 +122,7 @@ export class InvoicesService {
       id: app.id,
       name: app.name,
       recipient_address: app.recipient,
+      recipient_friendly: walletAddress(app.recipient, this.deps.testOnly),
       webhooks: endpoints.map(webhookJson),
       created_at: app.createdAt,
       updated_at: app.updatedAt,

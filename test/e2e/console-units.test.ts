@@ -1,9 +1,12 @@
 // The console's exact arithmetic: decimal amounts to minimal units and back (no floating point),
-// custom lifetimes, and the per-day totals of the statistics chart.
+// custom lifetimes, the per-day totals of the statistics chart, and addresses in the forms wallets
+// show (checked against @ton/core).
 import { describe, expect, it } from 'vitest';
 import { formatUnits, parseAmount, minUnits } from '../../web/src/lib/units.js';
 import { formatDuration, MAX_LIFETIME_SECONDS, parseCustomLifetime } from '../../web/src/lib/lifetime.js';
 import { dailyTotals } from '../../web/src/lib/daily.js';
+import { Address } from '@ton/core';
+import { friendlyAddress, isTestOnly, linkAddress } from '../../web/src/lib/address.js';
 
 describe('parseAmount', () => {
   it('converts decimals to units exactly, where floating point would not', () => {
@@ -87,5 +90,28 @@ describe('dailyTotals', () => {
       ['2024-05-19', '0', 0],
       ['2024-05-20', '9007199254740993', 1],
     ]);
+  });
+});
+
+describe('friendlyAddress', () => {
+  it('gives the user-friendly form @ton/core gives, for every flag and workchain', () => {
+    for (const raw of ['0:6f5bc67986e06430961d9df00433926a4cd92e597ddd8aa6043645ac20bd1782', '-1:' + '33'.repeat(32), '0:' + 'ff'.repeat(32)]) {
+      for (const bounceable of [true, false]) {
+        for (const testOnly of [true, false]) {
+          const theirs = Address.parseRaw(raw).toString({ bounceable, testOnly, urlSafe: true });
+          expect(friendlyAddress(raw, { bounceable, testOnly })).toBe(theirs);
+          expect(isTestOnly(theirs)).toBe(testOnly);
+        }
+      }
+    }
+    expect(friendlyAddress('0:6f5bc67986e06430961d9df00433926a4cd92e597ddd8aa6043645ac20bd1782')).toMatch(/^UQ/);
+    expect(friendlyAddress('not an address')).toBe('not an address');
+  });
+
+  it('reads the address of a payment link', () => {
+    const testnet = Address.parseRaw('0:' + 'ab'.repeat(32)).toString({ bounceable: false, testOnly: true });
+    expect(linkAddress(`ton://transfer/${testnet}?amount=1&bin=x`)).toBe(testnet);
+    expect(isTestOnly(linkAddress(`ton://transfer/${testnet}?amount=1`))).toBe(true);
+    expect(linkAddress('https://example.com')).toBe('');
   });
 });

@@ -2,7 +2,9 @@
 // onboarding (an ineligible wallet, then the merchant's), webhook URLs with a test delivery, the
 // failure log and redelivery, an invoice from the form (field errors first), paid on the devnet
 // while the table watches, statistics, CSV export, account webhooks, phone width — and every request
-// the browser made is a documented public API call with no secret in its URL.
+// the browser made is a documented public API call with no secret in its URL. Along the way: addresses
+// in the form wallets show (raw on hover), a mistyped one named as a checksum failure, no QR code or
+// wallet button once paid, and every time in one format naming the zone (the browser is in Tokyo).
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +37,13 @@ async function startReceiver(): Promise<{ url: string; got: Received[]; status: 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got, status, server };
 }
 
+/** The browser's zone in these tests: no daylight saving, and not the machine's (UTC), so a missing zone shows. */
+const TOKYO = { zone: 'Asia/Tokyo', name: 'GMT+9', offsetSeconds: 9 * 3600 };
+/** Unix seconds as the console must show them in Tokyo: "2026-11-28 05:15:03 GMT+9". */
+const tokyoTime = (unix: number) => `${new Date((unix + TOKYO.offsetSeconds) * 1000).toISOString().slice(0, 19).replace('T', ' ')} ${TOKYO.name}`;
+/** The value next to a label in a facts list. */
+const fact = (page: Page, label: string) => page.locator('.facts > div', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+
 async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -62,7 +71,7 @@ describe('console in Chromium', () => {
     [consoleDir, receiver] = await Promise.all([buildConsole(), startReceiver()]);
     const components = componentFactories.map((c) => (c.name === 'console' ? { name: 'console', load: async () => consoleComponentFor({ dir: consoleDir }) } : c));
     [svc, browser] = await Promise.all([startTestService({ components }), launchChromium()]);
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, timezoneId: TOKYO.zone });
     page = await context.newPage();
     requests = recordRequests(page);
     page.setDefaultTimeout(15_000);
@@ -100,6 +109,15 @@ describe('console in Chromium', () => {
 
     const wallets = (await (await svc.api('/devnet/wallets')).json()) as Array<{ name: string; friendly: string; address: string }>;
     const merchant = wallets.find((w) => w.name === 'merchant')!;
+    // A mistyped address (two characters swapped) is named as what it is: a checksum that does not match.
+    const typo = merchant.friendly.slice(0, 20) + merchant.friendly[21] + merchant.friendly[20] + merchant.friendly.slice(22);
+    await page.getByLabel('Recipient wallet').fill(typo);
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await expect.poll(() => fieldError.textContent()).toMatch(/checksum mismatch: a character is mistyped/);
+    expect(await fieldError.textContent()).not.toMatch(/48-character/);
+    await page.getByLabel('Recipient wallet').fill(merchant.friendly.slice(0, 47));
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await expect.poll(() => fieldError.textContent()).toMatch(/has 47 characters where a user-friendly address has 48: 1 missing/);
     await page.getByLabel('Recipient wallet').fill(merchant.friendly);
     await page.getByRole('button', { name: 'Create application' }).click();
     appToken = (await page.locator('[data-token]').textContent({ timeout: 15_000 }))!.trim();
@@ -109,7 +127,12 @@ describe('console in Chromium', () => {
     expect((await svc.api('/api/v1/services/invoices', { auth: appToken })).status).toBe(200);
     await page.getByRole('button', { name: 'Continue to its overview' }).click();
     await page.getByRole('heading', { name: 'Coffee shop', level: 1 }).waitFor();
-    expect(await page.locator('.facts').first().textContent()).toContain(merchant.address);
+    // The recipient as the merchant typed it (UQ…, the devnet is no test network), the raw form on hover.
+    const recipient = fact(page, 'Recipient wallet').locator('.address');
+    expect(merchant.friendly).toMatch(/^UQ/);
+    expect(await recipient.textContent()).toBe(merchant.friendly);
+    expect(await recipient.getAttribute('title')).toBe(merchant.address);
+    expect(await fact(page, 'Created').first().textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT\+9$/);
   });
 
   it('sends a test delivery, shows the failure with its status code, and redelivers it', async () => {
@@ -163,6 +186,11 @@ describe('console in Chromium', () => {
     expect(await page.locator('#payment-link').textContent()).toBe(paymentLink);
     await expect.poll(() => page.locator('img.qr').evaluate((img: { complete: boolean; naturalWidth: number }) => (img.complete ? img.naturalWidth : 0))).toBeGreaterThan(100);
     expect(await page.locator('.countdown').textContent()).toMatch(/59 min|1 h/);
+    expect(await page.getByRole('link', { name: 'Open in a wallet' }).count()).toBe(1);
+    // Times in one format with the browser's zone named; the pay-to wallet as the payment link names it.
+    expect(await fact(page, 'Created').textContent()).toBe(tokyoTime(invoice.date_create));
+    expect(await fact(page, 'Expires').textContent()).toBe(tokyoTime(invoice.date_expire));
+    expect(await fact(page, 'Pay to').textContent()).toBe(paymentLink.split('?')[0]!.replace('ton://transfer/', ''));
     await screenshot(page, 'invoice-pending');
   });
 
@@ -198,12 +226,31 @@ describe('console in Chromium', () => {
     await page.goto(`${svc.url}/console/#/invoices/${invoiceId}`);
     await expect.poll(() => page.locator('#payments tbody tr').count()).toBe(1);
     expect(await page.locator('#payments').textContent()).toContain('1.15 TON');
+    // Paid: no QR code and no wallet button, and the page says why.
+    expect(await page.locator('.payment-closed').textContent()).toBe('Paid — no payment needed.');
+    expect(await page.locator('img.qr, .qr').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Open in a wallet' }).count()).toBe(0);
+    // Pay to, paid by and the payer in the form wallets show, raw on hover; times with their zone.
+    const wallets = (await (await svc.api('/devnet/wallets')).json()) as Array<{ name: string; friendly: string; address: string }>;
+    const [alice, merchant] = ['alice', 'merchant'].map((n) => wallets.find((w) => w.name === n)!);
+    const api = (await (await svc.api(`/api/v1/services/invoices/${invoiceId}`, { auth: appToken })).json()) as { paid_by_address: string; date_paid: number; pay_to_address: string };
+    expect(api.paid_by_address).toBe(alice!.address);
+    for (const [where, wallet] of [[fact(page, 'Pay to'), merchant], [fact(page, 'Paid by'), alice], [page.locator('#payments tbody td[data-label="Payer"]'), alice]] as const) {
+      expect(await where.textContent()).toBe(wallet!.friendly);
+      expect(await where.locator('.address').getAttribute('title')).toBe(wallet!.address);
+    }
+    expect(await fact(page, 'Paid').textContent()).toBe(tokyoTime(api.date_paid));
+    expect(await page.locator('#payments tbody td[data-label="Time"]').textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT\+9$/);
     await screenshot(page, 'invoice-paid');
 
     await page.getByRole('link', { name: 'Invoices', exact: true }).click();
     await page.getByLabel('paid', { exact: true }).check();
     await page.getByLabel('Currency').selectOption('TON');
     await expect.poll(() => page.locator('#invoice-table tbody tr').count()).toBe(1);
+    const paidRow = page.locator(`tr[data-invoice-id="${invoiceId}"]`);
+    expect(await paidRow.locator('td[data-label="Paid by"]').textContent()).toBe(alice!.friendly);
+    expect(await paidRow.locator('td[data-label="Paid"]').textContent()).toBe(tokyoTime(api.date_paid));
+    expect(await page.locator('[aria-live="polite"]', { hasText: 'live, updated' }).textContent()).toMatch(/updated \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT\+9$/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8');
     expect(csv.split('\n')[0]).toMatch(/id/);
@@ -218,6 +265,8 @@ describe('console in Chromium', () => {
 
   it('manages account webhooks of component C', async () => {
     await page.getByRole('link', { name: 'Account webhooks' }).click();
+    // The month's start in the same format as every other time (it was "11/1/2026" beside ISO dates).
+    await expect.poll(() => fact(page, 'Since').textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT\+9$/);
     await page.getByLabel('Receiver URL').fill('not a url');
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await expect.poll(() => page.locator('.field-error').first().textContent()).toBeTruthy();

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { onKeyRejected, setApiKey } from './api/client.js';
 import { loadSession, saveSession, type Session } from './session.js';
+import type { PageProps } from './page-props.js';
 import { href, useRoute } from './router.js';
 import { SignIn } from './pages/sign-in.js';
 import { AppsPage } from './pages/apps.js';
@@ -14,12 +15,6 @@ import { StatsPage } from './pages/stats.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { NeedToken } from './pages/need-token.js';
 import { invoiceKey } from './session.js';
-
-export interface PageProps {
-  session: Session;
-  /** Replaces the session (an admin picks an application, a token is created…). */
-  update(change: Partial<Session>): void;
-}
 
 export function App() {
   const [session, setSession] = useState<Session | null>(() => {

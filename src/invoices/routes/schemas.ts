@@ -87,6 +87,7 @@ export const App = Type.Object({
   name: Type.String(),
   description: Type.Optional(Type.String()),
   recipient_address: Type.String({ description: 'Raw form' }),
+  recipient_friendly: Type.String({ description: 'Ours: the recipient as wallet apps show it — non-bounceable (UQ…), with the test-only flag on testnet (0Q…)' }),
   usdt_jetton_wallet: Type.Optional(Type.String({ description: "The recipient's USDT jetton wallet as the configured master derives it" })),
   webhooks: Type.Array(Webhook),
   created_at: Type.Integer(),

@@ -19,6 +19,8 @@ export interface Application {
   name: string;
   description?: string;
   recipient_address: string;
+  /** The recipient as wallet apps show it (non-bounceable; test-only on testnet). */
+  recipient_friendly: string;
   usdt_jetton_wallet?: string;
   webhooks: AppWebhook[];
   created_at: number;

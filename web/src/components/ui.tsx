@@ -3,6 +3,7 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, errorText } from '../api/client.js';
+import { friendlyAddress } from '../lib/address.js';
 
 let fieldSeq = 0;
 export function useId(prefix: string): string {
@@ -130,3 +131,13 @@ export function Facts({ items }: { items: Array<[string, ComponentChildren]> }) 
 
 export type InputEvent = JSX.TargetedEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, Event>;
 export const valueOf = (e: InputEvent) => e.currentTarget.value;
+
+/** An account in the user-friendly form wallets show, the raw form on hover (and in `data-raw` for copying). */
+export function AccountAddress({ raw, testOnly, bounceable = false }: { raw: string | null | undefined; testOnly: boolean; bounceable?: boolean }) {
+  if (!raw) return <span class="mono">—</span>;
+  return (
+    <span class="mono address" title={raw} data-raw={raw}>
+      {friendlyAddress(raw, { testOnly, bounceable })}
+    </span>
+  );
+}

@@ -2,11 +2,12 @@
 // active with an outgoing transaction: the API's 400 says why not and how to activate it), optional
 // webhook URL — whose API token is shown once.
 import { useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import { ApiFailure } from '../api/client.js';
 import { createApp, listApps, type Application } from '../api/apps.js';
 import { OneTimeToken } from '../components/token.js';
-import { ErrorNote, Field, PageHeading, Section, fieldErrors, valueOf } from '../components/ui.js';
+import { AccountAddress, ErrorNote, Field, PageHeading, Section, fieldErrors, valueOf } from '../components/ui.js';
+import { isTestOnly } from '../lib/address.js';
 import { usePolling } from '../lib/poll.js';
 import { formatTime } from '../lib/time.js';
 import { reportUnlessAborted } from '../lib/use-action.js';
@@ -72,8 +73,8 @@ export function AppsPage({ session, update }: PageProps) {
                   <tr key={a.id}>
                     <td data-label="Id">#{a.id}</td>
                     <td data-label="Name">{a.name}</td>
-                    <td data-label="Recipient wallet" class="mono">
-                      {a.recipient_address}
+                    <td data-label="Recipient wallet">
+                      <AccountAddress raw={a.recipient_address} testOnly={isTestOnly(a.recipient_friendly)} />
                     </td>
                     <td data-label="Webhooks">{a.webhooks.length}</td>
                     <td data-label="Created">{formatTime(a.created_at)}</td>

@@ -1,10 +1,12 @@
-// One invoice: status, the payment link with its QR code, a countdown to expiry, the payments
-// received and the overpayment — refreshed live while the page is open.
+// One invoice: status, the payment link with its QR code while it can be paid (once paid, cancelled or
+// expired, why not instead), a countdown to expiry, the payments received and the overpayment —
+// refreshed live while the page is open.
 import { useEffect, useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import { ApiFailure } from '../api/client.js';
 import { cancelInvoice, getInvoice, invoiceQr, type Invoice } from '../api/invoices.js';
-import { CopyButton, ErrorNote, Facts, PageHeading, Section, StatusBadge } from '../components/ui.js';
+import { AccountAddress, CopyButton, ErrorNote, Facts, PageHeading, Section, StatusBadge } from '../components/ui.js';
+import { isTestOnly, linkAddress } from '../lib/address.js';
 import { formatDuration } from '../lib/lifetime.js';
 import { usePolling } from '../lib/poll.js';
 import { formatTime, nowSeconds } from '../lib/time.js';
@@ -15,6 +17,12 @@ import { invoiceKey } from '../session.js';
 
 const INVOICE_INTERVAL_MS = 2000;
 const KIND_TEXT = { payment: 'payment', excess: 'above the amount', late: 'after expiry or cancel' } as const;
+/** Why an invoice that is no longer pending shows no QR code or wallet button. */
+const CLOSED_TEXT: Record<Exclude<Invoice['status'], 'pending'>, string> = {
+  paid: 'Paid — no payment needed.',
+  cancelled: 'Cancelled — do not pay: a payment sent now counts as overpayment.',
+  expired: 'Expired — do not pay: a payment sent now counts as overpayment. Create a new invoice instead.',
+};
 
 export function InvoicePage({ session, id }: PageProps & { id: string }) {
   const key = invoiceKey(session)!;
@@ -38,6 +46,8 @@ export function InvoicePage({ session, id }: PageProps & { id: string }) {
   if (missing) return <p>There is no invoice {id} in this application.</p>;
   if (!invoice) return <p>Loading…</p>;
   const cancel = () => action.run('cancel', async () => setInvoice(await cancelInvoice(key, id)));
+  // The payment link names the pay-to wallet as wallets show it; its test-only flag is the network's.
+  const testOnly = isTestOnly(linkAddress(invoice.payment_link));
 
   return (
     <>
@@ -68,24 +78,32 @@ export function InvoicePage({ session, id }: PageProps & { id: string }) {
               ['Created', formatTime(invoice.date_create)],
               ['Expires', formatTime(invoice.date_expire)],
               ['Paid', formatTime(invoice.date_paid)],
-              ['Paid by', <span class="mono">{invoice.paid_by_address ?? '—'}</span>],
+              ['Paid by', <AccountAddress raw={invoice.paid_by_address} testOnly={testOnly} />],
               ['Last change', formatTime(invoice.date_change)],
-              ['Pay to', <span class="mono">{invoice.pay_to_address}</span>],
+              ['Pay to', <AccountAddress raw={invoice.pay_to_address} testOnly={testOnly} />],
             ]}
           />
           {invoice.status === 'pending' && <Countdown until={invoice.date_expire} />}
         </Section>
         <Section title="Payment link">
-          <QrCode key={invoice.id} token={key} id={invoice.id} />
-          <p>
-            <code id="payment-link">{invoice.payment_link}</code>
-          </p>
-          <div class="card-actions">
-            <CopyButton text={invoice.payment_link} label="Copy link" />
-            <a class="button secondary" href={invoice.payment_link}>
-              Open in a wallet
-            </a>
-          </div>
+          {invoice.status === 'pending' ? (
+            <>
+              <QrCode key={invoice.id} token={key} id={invoice.id} />
+              <p>
+                <code id="payment-link">{invoice.payment_link}</code>
+              </p>
+              <div class="card-actions">
+                <CopyButton text={invoice.payment_link} label="Copy link" />
+                <a class="button secondary" href={invoice.payment_link}>
+                  Open in a wallet
+                </a>
+              </div>
+            </>
+          ) : (
+            <p class="notice payment-closed" data-status={invoice.status}>
+              {CLOSED_TEXT[invoice.status]}
+            </p>
+          )}
         </Section>
       </div>
       <Section title={`Payments received (${invoice.payments?.length ?? 0})`}>
@@ -111,8 +129,8 @@ export function InvoicePage({ session, id }: PageProps & { id: string }) {
                       {formatAmount(p.amount, invoice.currency)}
                     </td>
                     <td data-label="Counted as">{KIND_TEXT[p.kind] ?? p.kind}</td>
-                    <td data-label="Payer" class="mono">
-                      {p.payer ?? '—'}
+                    <td data-label="Payer">
+                      <AccountAddress raw={p.payer} testOnly={testOnly} />
                     </td>
                     <td data-label="Transaction" class="mono">
                       {p.tx_hash} (lt {p.lt})

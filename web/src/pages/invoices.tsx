@@ -1,13 +1,14 @@
 // The invoice table: every filter of the list API, sorting, paging, CSV export, and rows that change
 // status while you watch (polling the list every few seconds while the tab is visible).
 import { useEffect, useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import type { ComponentChildren } from 'preact';
 import { exportInvoices, listInvoices, STATUSES, type Invoice, type InvoiceFilters, type InvoicePage, type SortField } from '../api/invoices.js';
-import { ErrorNote, Field, PageHeading, StatusBadge, valueOf } from '../components/ui.js';
+import { AccountAddress, ErrorNote, Field, PageHeading, StatusBadge, valueOf } from '../components/ui.js';
+import { isTestOnly, linkAddress } from '../lib/address.js';
 import { saveBlob } from '../lib/download.js';
 import { usePolling } from '../lib/poll.js';
-import { dateInputToUnix, formatTime } from '../lib/time.js';
+import { dateInputToUnix, formatDate, formatTime } from '../lib/time.js';
 import { CURRENCIES, formatAmount, isCurrency } from '../lib/units.js';
 import { href } from '../router.js';
 import { invoiceKey } from '../session.js';
@@ -31,7 +32,7 @@ const COLUMNS: Column[] = [
   { label: 'Created', sort: 'date_create', cell: (i) => formatTime(i.date_create) },
   { label: 'Expires', sort: 'life_time', cell: (i) => formatTime(i.date_expire) },
   { label: 'Paid', sort: 'date_paid', cell: (i) => formatTime(i.date_paid) },
-  { label: 'Paid by', sort: 'paid_by_address', cell: (i) => <span class="mono">{i.paid_by_address ?? '—'}</span> },
+  { label: 'Paid by', sort: 'paid_by_address', cell: (i) => <AccountAddress raw={i.paid_by_address} testOnly={isTestOnly(linkAddress(i.payment_link))} /> },
 ];
 
 interface FilterForm {
@@ -159,7 +160,7 @@ export function InvoicesPage({ session }: PageProps) {
       <section class="card" aria-label="Invoice list">
         <p class="hint" aria-live="polite">
           {page ? `${count} invoice${count === 1 ? '' : 's'}` : 'Loading…'}
-          {updatedAt ? ` · live, updated ${new Date(updatedAt).toLocaleTimeString()}` : ''}
+          {updatedAt ? ` · live, updated ${formatDate(new Date(updatedAt))}` : ''}
         </p>
         <div class="table-wrap">
           <table class="stack-sm" id="invoice-table">

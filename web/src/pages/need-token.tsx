@@ -1,6 +1,6 @@
 // An admin looking at invoices needs the application's API token (the invoice API is per application).
 import { useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import { Field, PageHeading, valueOf } from '../components/ui.js';
 import { href } from '../router.js';
 

@@ -1,7 +1,7 @@
 // Manual invoice creation: a decimal amount in TON or USDT converted to minimal units exactly, a
 // lifetime preset or a custom one up to 90 days, and a description of at most 255 characters.
 import { useRef, useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import { createInvoice } from '../api/invoices.js';
 import { ErrorNote, Field, PageHeading, fieldErrors, valueOf } from '../components/ui.js';
 import { LIFETIME_PRESETS, parseCustomLifetime, type CustomUnit } from '../lib/lifetime.js';

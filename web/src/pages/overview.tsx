@@ -1,11 +1,12 @@
 // The application's overview: its details, its API token (metadata; regenerate shows the new one
 // once), and its invoice webhook URLs with a test delivery, the failed-delivery log and redelivery.
 import { useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import { setApiKey } from '../api/client.js';
 import { getApp, regenerateToken, tokenInfo, updateApp, type Application, type TokenInfo } from '../api/apps.js';
 import { OneTimeToken } from '../components/token.js';
-import { ErrorNote, Facts, Field, PageHeading, Section, fieldErrors, valueOf } from '../components/ui.js';
+import { AccountAddress, ErrorNote, Facts, Field, PageHeading, Section, fieldErrors, valueOf } from '../components/ui.js';
+import { isTestOnly } from '../lib/address.js';
 import { usePolling } from '../lib/poll.js';
 import { formatTime } from '../lib/time.js';
 import { reportUnlessAborted, useAction } from '../lib/use-action.js';
@@ -74,8 +75,8 @@ export function OverviewPage({ session, update }: PageProps) {
                 ['Id', `#${app.id}`],
                 ['Name', app.name],
                 ['Description', app.description ?? '—'],
-                ['Recipient wallet', <span class="mono">{app.recipient_address}</span>],
-                ['USDT jetton wallet', <span class="mono">{app.usdt_jetton_wallet ?? '—'}</span>],
+                ['Recipient wallet', <AccountAddress raw={app.recipient_address} testOnly={isTestOnly(app.recipient_friendly)} />],
+                ['USDT jetton wallet', <AccountAddress raw={app.usdt_jetton_wallet} testOnly={isTestOnly(app.recipient_friendly)} bounceable />],
                 ['Created', formatTime(app.created_at)],
                 ['Updated', formatTime(app.updated_at)],
               ]}
@@ -129,7 +130,7 @@ export function OverviewPage({ session, update }: PageProps) {
 function EditApp({ app, onSaved }: { app: Application; onSaved(a: Application): void }) {
   const [name, setName] = useState(app.name);
   const [description, setDescription] = useState(app.description ?? '');
-  const [recipient, setRecipient] = useState(app.recipient_address);
+  const [recipient, setRecipient] = useState(app.recipient_friendly);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [other, setOther] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -142,7 +143,7 @@ function EditApp({ app, onSaved }: { app: Application; onSaved(a: Application): 
       const change: Parameters<typeof updateApp>[1] = {};
       if (name.trim() !== app.name) change.name = name.trim();
       if (description.trim() !== (app.description ?? '')) change.description = description.trim() || null;
-      if (recipient.trim() !== app.recipient_address) change.recipient_address = recipient.trim();
+      if (![app.recipient_friendly, app.recipient_address].includes(recipient.trim())) change.recipient_address = recipient.trim();
       onSaved(Object.keys(change).length ? await updateApp(app.id, change) : app);
     } catch (err) {
       const { byField, other: rest } = fieldErrors(err, ['name', 'description', 'recipient_address']);

@@ -1,7 +1,7 @@
 // Statistics per currency from the stats API — total, active, earned, earned in the last 7 days,
 // pending — and a chart of the paid amounts per day (its `paid_per_day`), refreshed live.
 import { useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import { invoiceStats, type InvoiceStats } from '../api/invoices.js';
 import { DailyChart } from '../components/chart.js';
 import { ErrorNote, Field, PageHeading, Section, valueOf } from '../components/ui.js';

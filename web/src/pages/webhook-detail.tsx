@@ -1,7 +1,7 @@
 // One webhook of component C: status, followed accounts with their delivery cursors, opcode,
 // new-contract and mempool subscriptions, and the failure log with redelivery.
 import { useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import {
   accountSubscriptions,
   backOnline,
@@ -20,6 +20,7 @@ import {
   type WebhookLog,
 } from '../api/webhooks.js';
 import { ErrorNote, Facts, Field, PageHeading, Section, StatusBadge, fieldErrors, valueOf } from '../components/ui.js';
+import { formatInstant } from '../lib/time.js';
 import { usePolling } from '../lib/poll.js';
 import { reportUnlessAborted, useAction } from '../lib/use-action.js';
 import { href } from '../router.js';
@@ -89,8 +90,8 @@ export function WebhookDetail({ id }: PageProps & { id: number }) {
           items={[
             ['Receiver', <span class="mono">{webhook.endpoint}</span>],
             ['Status', <StatusBadge status={webhook.status} />],
-            ['Since', new Date(webhook.status_updated_at).toLocaleString()],
-            ['Last online', new Date(webhook.last_online_at).toLocaleString()],
+            ['Since', formatInstant(webhook.status_updated_at)],
+            ['Last online', formatInstant(webhook.last_online_at)],
             ['Failed attempts', webhook.status_failed_attempts],
             ...(webhook.status_reason ? ([['Reason', webhook.status_reason]] as Array<[string, string]>) : []),
           ]}
@@ -141,7 +142,7 @@ export function WebhookDetail({ id }: PageProps & { id: number }) {
                     {a.last_delivered_lt}
                   </td>
                   <td data-label="Stuck on">
-                    {a.failed_lt ? `lt ${a.failed_lt}, ${a.failed_attempts ?? 0} attempts since ${new Date(a.failed_at!).toLocaleString()}` : '—'}
+                    {a.failed_lt ? `lt ${a.failed_lt}, ${a.failed_attempts ?? 0} attempts since ${formatInstant(a.failed_at)}` : '—'}
                   </td>
                   <td data-label="Actions">
                     <button type="button" class="danger" disabled={!!action.busy} onClick={() => act('unfollow', () => unsubscribeAccounts(id, [a.account_id]))}>
@@ -217,7 +218,7 @@ export function LogTable({ logs, busy, onRedeliver }: { logs: WebhookLog[]; busy
         <tbody>
           {logs.map((l, i) => (
             <tr key={`${l.message_id}-${l.attempt}-${i}`}>
-              <td data-label="Time">{new Date(l.timestamp).toLocaleString()}</td>
+              <td data-label="Time">{formatInstant(l.timestamp)}</td>
               <td data-label="Event">{l.event_type}</td>
               <td data-label="Attempt" class="num">
                 {l.attempt}

@@ -1,9 +1,10 @@
 // Webhooks of component C for admin users: usage, create, and per webhook its status, subscriptions
 // counts, back-online, a new token, delete — details (subscriptions, failure logs) on its own page.
 import { useState } from 'preact/hooks';
-import type { PageProps } from '../app.js';
+import type { PageProps } from '../page-props.js';
 import { backOnline, createWebhook, deleteWebhook, listWebhooks, newWebhookToken, usageStats, type UsageStats, type Webhook } from '../api/webhooks.js';
 import { CopyButton, ErrorNote, Facts, Field, PageHeading, Section, StatusBadge, fieldErrors, valueOf } from '../components/ui.js';
+import { formatInstant } from '../lib/time.js';
 import { usePolling } from '../lib/poll.js';
 import { reportUnlessAborted, useAction } from '../lib/use-action.js';
 import { href, useRoute } from '../router.js';
@@ -60,7 +61,7 @@ function WebhookList() {
         <Section title="This month">
           <Facts
             items={[
-              ['Since', new Date(usage.period_started_at).toLocaleDateString()],
+              ['Since', formatInstant(usage.period_started_at)],
               ['Followed accounts', usage.account_subscriptions],
               ['Delivered', usage.webhooks_delivered],
               ['Failed attempts', usage.webhooks_failed],
@@ -119,7 +120,7 @@ function WebhookList() {
                       {w.subscribed_to_new_contracts && ' · new contracts'}
                       {w.subscribed_to_mempool && ' · mempool'}
                     </td>
-                    <td data-label="Last online">{new Date(w.last_online_at).toLocaleString()}</td>
+                    <td data-label="Last online">{formatInstant(w.last_online_at)}</td>
                     <td data-label="Actions">
                       <div class="card-actions">
                         <a class="button secondary" href={href('webhooks', w.id)}>
