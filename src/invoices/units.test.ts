@@ -1,11 +1,11 @@
 // The pure parts: payment links read back by a wallet-style parser and the chain decoder, the state
 // machine's transitions and overpayment rules, CSV escaping, unit formatting and list filters.
 import { describe, expect, it } from 'vitest';
-import { parseAccountId } from '../chain/address.js';
+import { parseAccountId, parseAddressInfo } from '../chain/address.js';
 import { decodeBody } from '../chain/decode/index.js';
 import { parseTransferLink } from '../chain/devnet/links.js';
 import { csvField } from './csv.js';
-import { paymentLink, invoicePayloadBase64 } from './links.js';
+import { paymentLink, invoicePayloadBase64, walletAddress } from './links.js';
 import type { Invoice } from './model.js';
 import { MAINNET_USDT_MASTER } from '../chain/profile.js';
 import { applyPayment, cancel, expire } from './state.js';
@@ -24,6 +24,16 @@ describe('payment links', () => {
     expect(usdt.jetton).toBe(MAINNET_USDT_MASTER);
     expect(MAINNET_USDT_MASTER).toBe(parseAccountId('EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs'));
     expect(invoicePayloadBase64(ID)).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
+  it('name the wallet as wallet apps show it, with the test-only flag on a test network (the console reads it there)', () => {
+    for (const testOnly of [false, true]) {
+      const wallet = walletAddress(MERCHANT, testOnly);
+      expect(wallet.slice(0, 2)).toBe(testOnly ? '0Q' : 'UQ');
+      expect(parseAddressInfo(wallet)).toEqual({ account: MERCHANT, bounceable: false, testOnly });
+      const link = paymentLink({ invoiceId: ID, payTo: MERCHANT, amount: 1_000_000n, dateExpire: 1_900_000_000, currency: 'TON', usdtMaster: null, testOnly });
+      expect(link.startsWith(`ton://transfer/${wallet}?`)).toBe(true);
+    }
   });
 });
 

@@ -280,6 +280,21 @@ describe('console in Chromium', () => {
     await screenshot(page, 'webhooks');
   });
 
+  it('cancels an invoice from its page: the QR code and the wallet button go, and the page says not to pay', async () => {
+    const created = await svc.api('/api/v1/services/invoices/invoice', { method: 'POST', auth: appToken, json: { amount: '2000000000', life_time: 600, currency: 'TON' } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    await page.goto(`${svc.url}/console/#/invoices/${id}`);
+    await expect.poll(() => page.locator('img.qr').count()).toBe(1);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Cancel invoice' }).click();
+    await expect.poll(() => page.locator('.payment-closed').textContent()).toBe('Cancelled — do not pay: a payment sent now counts as overpayment.');
+    expect(await page.locator('img.qr, .qr').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Open in a wallet' }).count()).toBe(0);
+    expect(await page.locator('.countdown').count()).toBe(0);
+    await screenshot(page, 'invoice-cancelled');
+  });
+
   it('fits a phone screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [name, hash] of [
