@@ -81,6 +81,8 @@ describe('parseAccountId', () => {
     expect(say(WALLET_FRIENDLY + 'Q')).toMatch(/has 49 characters where a user-friendly address has 48: 1 too many$/);
     expect(say(WALLET_FRIENDLY.replace('W', 'Ш'))).toMatch(/character "Ш" at position 5 is not used in addresses \(a typo\?\)$/);
     expect(say('hello')).not.toMatch(/typo|checksum/);
+    // A 32-byte hash in padded base64 (44 characters) is no address with a typo: the general message.
+    expect(say(Buffer.alloc(32, 7).toString('base64'))).toMatch(/expected the raw form/);
   });
 
   it('rejects garbage with a clear message and tryParseAccountId returns null', () => {

@@ -37,7 +37,7 @@ export interface FriendlyAddressInfo {
 }
 
 /** Text near enough to a user-friendly address to be one with a typo: say which typo, not the form. */
-const NEAR_FRIENDLY_LENGTH = { min: 40, max: 56 };
+const NEAR_FRIENDLY_LENGTH = { min: 46, max: 50 };
 const FRIENDLY_CHAR = /[A-Za-z0-9+/_-]/;
 
 /** Why text of about the right length is not a user-friendly address: a character not used, or a length off by some. */
