@@ -1,6 +1,7 @@
 // ADNL-over-TCP client for one liteserver: handshake, optional tcp.authentificate with a key of
-// its own, encrypted frames, query ids, per-query timeouts, tcp.ping keep-alive. Every failure is an AdnlError naming the server and what failed;
-// a failed connection stays failed (the pool reconnects with a new client).
+// its own, encrypted frames, query ids, per-query timeouts, tcp.ping keep-alive. Every failure is an
+// AdnlError naming the server and what failed; a failed connection stays failed (the pool reconnects
+// with a new client).
 import { randomBytes } from 'node:crypto';
 import { Socket, connect as tcpConnect } from 'node:net';
 import { type LiteMethodName, type RequestOf, type ResponseOf } from '../tl/lite-api.js';
