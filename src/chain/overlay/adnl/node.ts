@@ -99,6 +99,11 @@ export class AdnlNode {
     return this.peers.size;
   }
 
+  /** Sets the address announced in our packets and DHT records (e.g. once the bound port is known). */
+  setPublicAddress(address: PeerAddress): void {
+    this.options.publicAddress = address;
+  }
+
   /** The address list we announce (empty when no public address is configured). */
   addressList(): AddressList {
     const a = this.options.publicAddress;
