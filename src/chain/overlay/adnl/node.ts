@@ -154,6 +154,12 @@ export class AdnlNode {
     });
   }
 
+  /** Whether we can send to a peer (its key and address are known). */
+  reachable(peerId: Buffer): boolean {
+    const peer = this.peers.get(peerId.toString('hex'));
+    return !!peer?.address && !!peer.publicKey;
+  }
+
   /** Whether our channel to a peer is established (both keys exchanged and used). */
   channelReady(peerId: Buffer): boolean {
     return this.peers.get(peerId.toString('hex'))?.channelReady ?? false;
