@@ -154,4 +154,19 @@ describe('overlay member', () => {
     await until(() => b.got.length === 1);
     expect(b.got[0]!.boc.equals(boc)).toBe(true);
   });
+
+  it('refreshes its peers on a timer and forgets the silent ones', async () => {
+    const { a, b } = await pair();
+    const c = await member();
+    a.m.addPeer(c.m.self(), c.adnl.address);
+    await c.adnl.close();
+    expect(a.m.peerCount).toBe(2);
+    a.m.start(100, 250);
+    await until(() => a.m.peerCount === 1, 3000);
+    a.m.stop();
+    // b answered every refresh, so it stayed (a broadcast still reaches it); c, closed, went silent and was forgotten
+    const boc = extMessage(40);
+    expect(a.m.broadcastExternalMessage(boc)).toBe(1);
+    await until(() => b.got.some((g) => g.boc.equals(boc)));
+  });
 });

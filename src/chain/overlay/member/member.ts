@@ -58,6 +58,7 @@ export class OverlayMember {
   readonly stats = { externalMessages: 0, duplicateMessages: 0, badMessages: 0, otherBroadcasts: 0, otherOverlay: 0, malformed: 0, refusedPeers: 0 };
   private readonly peers = new Map<string, Peer>();
   private readonly messages = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly adnl: AdnlNode,
@@ -95,7 +96,8 @@ export class OverlayMember {
       const [stalest] = [...this.peers.values()].sort((a, b) => a.lastSeen - b.lastSeen);
       if (stalest) this.peers.delete(stalest.id.toString('hex'));
     }
-    if (!old || old.node.version <= node.version) this.peers.set(key, { node, id, lastSeen: Date.now() });
+    // a newer version was signed recently: the peer is alive; the same node heard again second-hand is not news
+    if (!old || old.node.version < node.version) this.peers.set(key, { node, id, lastSeen: Date.now() });
     if (address) this.adnl.addPeer(node.id.key, address);
     return true;
   }
@@ -128,6 +130,22 @@ export class OverlayMember {
         this.stats.malformed++;
       }
     }));
+  }
+
+  /** Refreshes the peer set every `everyMs` and forgets peers silent for `peerTtlMs` (TON: 600 s). */
+  start(everyMs = 30_000, peerTtlMs = 600_000): void {
+    this.stop();
+    this.timer = setInterval(() => {
+      const cutoff = Date.now() - peerTtlMs;
+      for (const [k, p] of this.peers) if (p.lastSeen < cutoff) this.peers.delete(k);
+      void this.refreshPeers();
+    }, everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** Broadcasts an external message BoC to our neighbours, simple or FEC as TON chooses by size. */
