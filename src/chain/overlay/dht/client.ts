@@ -7,6 +7,7 @@ import { type AdnlNode } from '../adnl/node.js';
 import { type AddressList, type PublicKey } from '../tl/adnl-types.js';
 import { type DhtKey, type DhtNode, type DhtValue, decodeDhtNodes, decodeValueResult, encodeDhtQuery } from '../tl/dht-types.js';
 import { type OverlayNode, decodeOverlayNodes } from '../tl/overlay-types.js';
+import { ID } from '../tl/schema.js';
 import { NodeTable } from './table.js';
 import { addressListOf, checkDhtValue, distance, dhtKeyId, shortId } from './values.js';
 
@@ -65,6 +66,29 @@ export class DhtClient {
   async findNodes(keyId: Buffer): Promise<Buffer[]> {
     await this.walk(keyId, async (nodeId) => decodeDhtNodes(await this.adnl.query(nodeId, encodeDhtQuery({ kind: 'findNode', key: keyId, k: this.k }))));
     return this.table.closest(keyId, this.k).map((n) => n.id);
+  }
+
+  /**
+   * Publishes a value: stores it on the `k` nodes closest to its key (found by a walk), as TON's
+   * Dht::set_value does. Returns how many nodes confirmed with dht.stored.
+   */
+  async store(value: DhtValue): Promise<number> {
+    const bad = checkDhtValue(value);
+    if (bad) throw new Error(`DHT: refusing to store a value that does not check: ${bad}`);
+    const id = dhtKeyId(value.key.key);
+    const targets = await this.findNodes(id);
+    const query = encodeDhtQuery({ kind: 'store', value });
+    const acks = await Promise.all(targets.map(async (nodeId) => {
+      try {
+        const answer = await this.adnl.query(nodeId, query);
+        return answer.length === 4 && answer.readUInt32LE(0) === ID['dht.stored'];
+      } catch {
+        this.stats.failedQueries++;
+        return false;
+      }
+    }));
+    this.remember(id.toString('hex'), value);
+    return acks.filter(Boolean).length;
   }
 
   /** An ADNL node's published address list ({id, "address", 0}), or null. */

@@ -163,10 +163,43 @@ describe('overlay member', () => {
     expect(a.m.peerCount).toBe(2);
     a.m.start(100, 250);
     await until(() => a.m.peerCount === 1, 3000);
+    // b still lists c (it heard of c from a): hearing the same node again second-hand does not revive it
+    await new Promise((r) => setTimeout(r, 400));
+    expect(a.m.peerCount).toBe(1);
     a.m.stop();
     // b answered every refresh, so it stayed (a broadcast still reaches it); c, closed, went silent and was forgotten
     const boc = extMessage(40);
     expect(a.m.broadcastExternalMessage(boc)).toBe(1);
     await until(() => b.got.some((g) => g.boc.equals(boc)));
+  });
+
+  it('announces itself through the DHT so that another member can join it', async () => {
+    const servers = await Promise.all([0, 1, 2].map(async () => {
+      const n = await AdnlNode.listen();
+      n.setPublicAddress(n.address);
+      closing.push(n);
+      return new DhtServer(n);
+    }));
+    servers[0]!.table.add(servers[1]!.self());
+    servers[1]!.table.add(servers[2]!.self());
+    const withDht = async () => {
+      const adnl = await AdnlNode.listen({ queryTimeoutMs: 1500, retransmitMs: 300 });
+      adnl.setPublicAddress(adnl.address);
+      closing.push(adnl);
+      const got: ExternalMessage[] = [];
+      const m = new OverlayMember(adnl, { overlayKey, dht: new DhtClient(adnl, { staticNodes: [servers[0]!.self()] }), onExternalMessage: (x) => got.push(x) });
+      return { m, adnl, got };
+    };
+    const b = await withDht();
+    const stored = await b.m.announce();
+    expect(stored.address).toBe(3);
+    expect(stored.overlay).toBe(3);
+    const a = await withDht();
+    await a.m.join();
+    expect(a.m.peerCount).toBe(1);
+    const boc = extMessage(100);
+    expect(a.m.broadcastExternalMessage(boc)).toBe(1);
+    await until(() => b.got.length === 1);
+    expect(b.got[0]!.boc.equals(boc)).toBe(true);
   });
 });

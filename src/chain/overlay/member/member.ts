@@ -10,7 +10,7 @@ import { type Identity, keyId, sha256, signEd25519, verifyEd25519 } from '../adn
 import { type AdnlNode, type RemotePeer } from '../adnl/node.js';
 import { type PeerAddress } from '../adnl/peer.js';
 import { type DhtClient } from '../dht/client.js';
-import { shortId } from '../dht/values.js';
+import { overlayNodesValue, shortId, signedAddressValue } from '../dht/values.js';
 import { ipv4String, type PublicKey } from '../tl/adnl-types.js';
 import {
   type OverlayBroadcast, type OverlayNode, decodeOverlayMessage, decodeOverlayNodes, decodeOverlayQuery, decodeTonNodeBroadcast,
@@ -58,6 +58,8 @@ export class OverlayMember {
   readonly stats = { externalMessages: 0, duplicateMessages: 0, badMessages: 0, otherBroadcasts: 0, otherOverlay: 0, malformed: 0, refusedPeers: 0 };
   private readonly peers = new Map<string, Peer>();
   private readonly messages = new Map<string, number>();
+  /** Versions of peers forgotten for silence: hearing the same node again second-hand does not revive it. */
+  private readonly forgotten = new Map<string, number>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -91,6 +93,8 @@ export class OverlayMember {
     if (id.equals(this.adnl.identity.id)) return false;
     if (!verifyEd25519(node.id.key, overlayNodeToSign(id, node.overlay, node.version), node.signature)) return (this.stats.refusedPeers++, false);
     const key = id.toString('hex');
+    if ((this.forgotten.get(key) ?? -Infinity) >= node.version) return false;
+    this.forgotten.delete(key);
     const old = this.peers.get(key);
     if (!old && this.peers.size >= (this.options.maxPeers ?? 200)) {
       const [stalest] = [...this.peers.values()].sort((a, b) => a.lastSeen - b.lastSeen);
@@ -132,12 +136,31 @@ export class OverlayMember {
     }));
   }
 
+  /**
+   * Makes us findable: our signed address list under {our id, "address", 0} and our node in the overlay's
+   * {overlay id, "nodes", 0} value (merged with the members already there by the storing nodes).
+   * Returns how many DHT nodes took each.
+   */
+  async announce(ttlSeconds = 3600): Promise<{ address: number; overlay: number }> {
+    const dht = this.options.dht;
+    if (!dht) throw new Error('overlay: announcing needs a DHT client');
+    const ttl = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const address = await dht.store(signedAddressValue(this.adnl.identity, this.adnl.addressList(), ttl));
+    const overlay = await dht.store(overlayNodesValue(this.options.overlayKey, encodeOverlayNodes([this.self()]), ttl));
+    return { address, overlay };
+  }
+
   /** Refreshes the peer set every `everyMs` and forgets peers silent for `peerTtlMs` (TON: 600 s). */
   start(everyMs = 30_000, peerTtlMs = 600_000): void {
     this.stop();
     this.timer = setInterval(() => {
       const cutoff = Date.now() - peerTtlMs;
-      for (const [k, p] of this.peers) if (p.lastSeen < cutoff) this.peers.delete(k);
+      for (const [k, p] of this.peers) {
+        if (p.lastSeen >= cutoff) continue;
+        this.peers.delete(k);
+        this.forgotten.set(k, p.node.version);
+        if (this.forgotten.size > 4096) this.forgotten.delete(this.forgotten.keys().next().value!);
+      }
       void this.refreshPeers();
     }, everyMs);
     this.timer.unref();
