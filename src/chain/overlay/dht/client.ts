@@ -102,10 +102,25 @@ export class DhtClient {
     }
   }
 
-  /** The members an overlay published ({overlay id, "nodes", 0}), signatures checked. */
+  /**
+   * The members an overlay published ({overlay id, "nodes", 0}), signatures checked. Each DHT node keeps
+   * its own merge of the lists stored on it, so the walk goes on past the first value and joins every
+   * value it meets, the newest version of each member winning (TON's get_value_many).
+   */
   async overlayNodes(overlayKey: PublicKey): Promise<OverlayNode[]> {
-    const v = await this.findValue({ id: shortId(overlayKey), name: Buffer.from('nodes'), idx: 0 });
-    return v ? decodeOverlayNodes(v.value) : [];
+    const id = dhtKeyId({ id: shortId(overlayKey), name: Buffer.from('nodes'), idx: 0 });
+    const byKey = new Map<string, OverlayNode>();
+    await this.walk(id, async (nodeId) => {
+      const answer = decodeValueResult(await this.adnl.query(nodeId, encodeDhtQuery({ kind: 'findValue', key: id, k: this.k })));
+      if (!answer.found) return answer.nodes;
+      if (checkDhtValue(answer.value) || !dhtKeyId(answer.value.key.key).equals(id)) return (this.stats.refusedValues++, []);
+      for (const n of decodeOverlayNodes(answer.value.value)) {
+        const k = n.id.kind === 'ed25519' ? n.id.key.toString('hex') : '';
+        if ((byKey.get(k)?.version ?? -Infinity) < n.version) byKey.set(k, n);
+      }
+      return [];
+    });
+    return [...byKey.values()];
   }
 
   private get k(): number {

@@ -90,8 +90,15 @@ describe('DHT', () => {
       signature: signEd25519(m.secret, overlayNodeToSign(m.id, overlay, 100)),
     }));
     expect(s.store(overlayNodesValue(overlayKey, encodeOverlayNodes(members), ttl()))).toBe(true);
-    const client = new DhtClient(await adnl(), { staticNodes: [s.self()] });
-    expect(await client.overlayNodes(overlayKey)).toEqual(members);
+    // a second DHT node holds another member: the walk joins both lists
+    const s2 = await server();
+    const third = identity();
+    const member3 = { id: { kind: 'ed25519' as const, key: third.publicKey }, overlay, version: 5, signature: signEd25519(third.secret, overlayNodeToSign(third.id, overlay, 5)) };
+    expect(s2.store(overlayNodesValue(overlayKey, encodeOverlayNodes([member3]), ttl()))).toBe(true);
+    const client = new DhtClient(await adnl(), { staticNodes: [s.self(), s2.self()] });
+    const found = await client.overlayNodes(overlayKey);
+    expect(found).toHaveLength(3);
+    expect(found).toEqual(expect.arrayContaining([...members, member3]));
     // one member badly signed: the whole value is refused by the store
     const bad = [members[0]!, { ...members[1]!, signature: Buffer.alloc(64) }];
     expect(checkDhtValue(overlayNodesValue(overlayKey, encodeOverlayNodes(bad), ttl()))).toBe('bad overlay node signature');
