@@ -77,6 +77,15 @@ describe('ADNL over UDP', () => {
     expect((await a.query(bId, Buffer.from('big'))).equals(big)).toBe(true);
   });
 
+  it("refuses a huge message above TON's 8 KiB limit", async () => {
+    const a = await start({ retransmitMs: 5000 });
+    const b = await start();
+    b.onQuery(() => randomBytes(9000));
+    const bId = a.addPeer(b.identity.publicKey, b.address);
+    await expect(a.query(bId, Buffer.from('big'), 800)).rejects.toBeInstanceOf(AdnlQueryError);
+    expect(a.stats.dropped['huge-message']).toBeGreaterThan(0);
+  });
+
   it('resends an unanswered query and gives up at its deadline', async () => {
     const a = await start({ retransmitMs: 100 });
     const silent = createSocket('udp4');

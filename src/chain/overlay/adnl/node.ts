@@ -25,7 +25,7 @@ export interface AdnlNodeOptions {
   publicAddress?: PeerAddress;
   maxPeers?: number;
   maxPendingQueriesPerPeer?: number;
-  /** Largest reassembled huge message. */
+  /** Largest reassembled huge message (TON's limit, 8320 bytes, by default). */
   maxHugeMessage?: number;
   queryTimeoutMs?: number;
   /** Resend an unanswered query this often (same query id) until its deadline. */
@@ -337,7 +337,8 @@ export class AdnlNode {
 
   /** One huge message per peer, parts in order (adnl-peer.cpp): a new hash at offset 0 restarts it. */
   private onPart(peer: PeerState, m: Extract<AdnlMessage, { kind: 'part' }>): void {
-    const max = this.options.maxHugeMessage ?? 1 << 16;
+    // TON's AdnlPeerPair::huge_packet_max_size: 8 KiB + 128
+    const max = this.options.maxHugeMessage ?? 8192 + 128;
     if (m.totalSize <= 0 || m.totalSize > max) return this.count('huge-message');
     if (!peer.huge || !peer.huge.hash.equals(m.hash)) {
       if (m.offset !== 0) return this.count('huge-message');
