@@ -120,6 +120,16 @@ describe('ADNL over UDP', () => {
     expect((await a.query(bId, Buffer.from('?'))).toString()).toBe('still here');
   });
 
+  it('rate-limits datagrams per source IP before decrypting them', async () => {
+    const b = await start({ packetsPerSecondPerIp: 20 });
+    const s = createSocket('udp4');
+    for (let i = 0; i < 100; i++) s.send(Buffer.concat([b.identity.id, randomBytes(200)]), b.address.port, '127.0.0.1');
+    await until(() => b.stats.packetsIn === 100);
+    s.close();
+    expect(b.stats.dropped['rate-limited']).toBeGreaterThanOrEqual(70);
+    expect((b.stats.dropped['rate-limited'] ?? 0) + (b.stats.dropped.decrypt ?? 0)).toBe(100);
+  });
+
   it('keeps at most maxPeers peers', async () => {
     const b = await start({ maxPeers: 3 });
     for (let i = 0; i < 6; i++) await sendRaw(b, craft(b));

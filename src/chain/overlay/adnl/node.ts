@@ -30,6 +30,8 @@ export interface AdnlNodeOptions {
   queryTimeoutMs?: number;
   /** Resend an unanswered query this often (same query id) until its deadline. */
   retransmitMs?: number;
+  /** Datagrams taken per source IP per second before any decryption (TON limits decryption per IP too). */
+  packetsPerSecondPerIp?: number;
 }
 
 export interface RemotePeer {
@@ -43,7 +45,7 @@ export type QueryHandler = (peer: RemotePeer, query: Buffer) => Promise<Buffer |
 export type MessageHandler = (peer: RemotePeer, data: Buffer) => void;
 
 export type DropReason =
-  | 'size' | 'unknown-destination' | 'decrypt' | 'malformed' | 'no-source' | 'unsigned' | 'bad-signature'
+  | 'rate-limited' | 'size' | 'unknown-destination' | 'decrypt' | 'malformed' | 'no-source' | 'unsigned' | 'bad-signature'
   | 'reinit-too-new' | 'reinit-old' | 'dst-reinit-old' | 'replayed' | 'ack-too-new' | 'huge-message' | 'unknown-answer' | 'handler-error';
 
 export class AdnlQueryError extends Error {
@@ -68,6 +70,7 @@ export class AdnlNode {
   private readonly queryHandlers: QueryHandler[] = [];
   private readonly messageHandlers: MessageHandler[] = [];
   private readonly nopSentAt = new WeakMap<PeerState, number>();
+  private readonly ipBuckets = new Map<string, { tokens: number; at: number }>();
   private closed = false;
 
   private constructor(
@@ -185,7 +188,8 @@ export class AdnlNode {
       return peer;
     }
     if (this.peers.size >= (this.options.maxPeers ?? 1000)) {
-      const [oldest] = [...this.peers.values()].sort((a, b) => a.lastSeen - b.lastSeen);
+      // the map is kept in order of last accepted packet: its first peer is the longest silent
+      const oldest = this.peers.values().next().value;
       if (oldest) this.forget(oldest);
     }
     peer = new PeerState(id, publicKey, this.identity.id, Math.floor(Date.now() / 1000));
@@ -231,6 +235,7 @@ export class AdnlNode {
 
   private onDatagram(msg: Buffer, rinfo: RemoteInfo): void {
     this.stats.packetsIn++;
+    if (!this.allowIp(rinfo.address)) return this.count('rate-limited');
     if (msg.length < 64 || msg.length > MAX_DATAGRAM) return this.count('size');
     const head = msg.subarray(0, 32);
     const channelPeer = this.channels.get(head.toString('hex'));
@@ -260,6 +265,23 @@ export class AdnlNode {
     for (const m of p.messages) this.deliver(peer, m);
     // The peer opened a channel and we have nothing to say: a nop carries our confirmChannel (TON: respond_with_nop).
     if (!channelPeer && !hadChannel && !peer.channelReady && p.messages.some((m) => m.kind === 'createChannel')) this.nop(peer);
+  }
+
+  /** Token bucket per source IP (decrypting costs an x25519 per packet); at most 4096 IPs remembered. */
+  private allowIp(ip: string): boolean {
+    const rate = this.options.packetsPerSecondPerIp ?? 2000;
+    const now = Date.now();
+    let b = this.ipBuckets.get(ip);
+    if (!b) {
+      if (this.ipBuckets.size >= 4096) this.ipBuckets.delete(this.ipBuckets.keys().next().value!);
+      b = { tokens: rate, at: now };
+      this.ipBuckets.set(ip, b);
+    }
+    b.tokens = Math.min(rate, b.tokens + ((now - b.at) / 1000) * rate);
+    b.at = now;
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
   }
 
   /** A packet on a channel: the peer is the channel's; its first use makes the channel ready. */
