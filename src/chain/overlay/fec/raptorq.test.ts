@@ -99,6 +99,8 @@ describe('RaptorQ round trips', () => {
   it('refuses bad parameters and malformed symbols without breaking later decodes', () => {
     expect(() => new RaptorQDecoder({ dataSize: 1000, symbolSize: 768, symbolsCount: 5 })).toThrow(FecError);
     expect(() => new RaptorQDecoder({ dataSize: 4000, symbolSize: 2000, symbolsCount: 2 })).toThrow(FecError);
+    // tiny symbols may not buy a K the cubic solver would choke on
+    expect(() => new RaptorQDecoder({ dataSize: 100_000, symbolSize: 1, symbolsCount: 100_000 })).toThrow(/more than/);
     expect(() => new RaptorQDecoder({ dataSize: 1 << 30, symbolSize: 768, symbolsCount: (1 << 30) / 768 })).toThrow(FecError);
     const d = new RaptorQDecoder(raptorqParams(2000));
     expect(() => d.add(0, Buffer.alloc(767))).toThrow(FecError);

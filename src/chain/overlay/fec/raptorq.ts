@@ -3,7 +3,7 @@
 // larger id is repair symbol ISI = id + K' - K of RFC 6330 with TON's P1 (see rfc6330.ts). Checked
 // byte for byte against TON's encoder built from source (ton-raptorq-vectors.json). The npm package
 // `raptorq` (cberner, RFC-exact) was measured first: it agrees with TON only when P is not prime.
-import { type CodeParams, codeParams } from './rfc6330.js';
+import { type CodeParams, MAX_K_PADDED, codeParams } from './rfc6330.js';
 import { type KnownSymbol, encodingSymbol, solveIntermediate } from './solver.js';
 
 export interface RaptorQParams {
@@ -34,6 +34,9 @@ export function checkParams(p: RaptorQParams, maxDataSize = MAX_FEC_DATA_SIZE): 
   if (!Number.isInteger(dataSize) || dataSize <= 0 || dataSize > maxDataSize) return `data size ${dataSize} out of range (1..${maxDataSize})`;
   if (!Number.isInteger(symbolSize) || symbolSize <= 0 || symbolSize > 1024) return `symbol size ${symbolSize} out of range (1..1024)`;
   if (symbolsCount !== Math.ceil(dataSize / symbolSize)) return `symbols count ${symbolsCount} does not match ${dataSize}/${symbolSize}`;
+  // the solver is cubic in K: small symbols must not buy a huge K
+  const maxSymbols = Math.min(MAX_K_PADDED, Math.ceil(maxDataSize / 512));
+  if (symbolsCount > maxSymbols) return `${symbolsCount} symbols, more than ${maxSymbols}`;
   return null;
 }
 
@@ -67,7 +70,10 @@ export class RaptorQDecoder {
     this.symbols.set(id, Buffer.from(data));
     if (id < K) this.sourceCount++;
     if (this.sourceCount === K) return this.finish(this.symbols);
-    if (this.symbols.size < K) return undefined;
+    // try at K symbols, then at K+1, K+2, K+4, … (failure odds fall fast with each extra symbol), so a
+    // sender of useless symbols buys at most eight solver runs per object
+    const extra = this.symbols.size - K;
+    if (extra < 0 || (extra > 1 && (extra & (extra - 1)) !== 0)) return undefined;
     const known: KnownSymbol[] = [];
     for (const [sid, s] of this.symbols) known.push({ isi: sid < K ? sid : sid + this.code.Kp - K, data: s });
     for (let isi = K; isi < this.code.Kp; isi++) known.push({ isi, data: new Uint8Array(symbolSize) });

@@ -3,7 +3,7 @@
 // certificate when one is shown, de-duplication by broadcast hash, FEC parts gathered per broadcast until
 // RaptorQ decodes them and the data matches its hash; per-peer rate limits. Refusals are counted by reason.
 import { sha256, verifyEd25519 } from '../adnl/crypto.js';
-import { FecError, RaptorQDecoder, checkParams } from '../fec/raptorq.js';
+import { FecError, RaptorQDecoder, TON_SYMBOL_SIZE, checkParams } from '../fec/raptorq.js';
 import { type PublicKey } from '../tl/adnl-types.js';
 import {
   type Certificate, type FecBroadcastPart, type OverlayBroadcast, type SimpleBroadcast, broadcastToSign, certificateToSign,
@@ -142,6 +142,8 @@ export class BroadcastReceiver {
     this.stats.fecParts++;
     if (!this.dateOk(b.date)) return this.drop('stale-date');
     if (b.fec.kind !== 'raptorQ') return this.drop('unsupported-fec');
+    // TON always sends 768-byte symbols (broadcast-fec.hpp); other sizes would only buy a larger K
+    if (b.fec.symbolSize !== TON_SYMBOL_SIZE) return this.drop('bad-fec');
     if (b.fec.dataSize !== b.dataSize || checkParams(b.fec, this.limits.maxFecDataSize)) return this.drop('bad-fec');
     if (b.seqno < 0 || b.seqno >= b.fec.symbolsCount * 2 + 4 || b.data.length !== b.fec.symbolSize) return this.drop('bad-fec');
     const src = this.source(b.src, b.certificate, b.dataSize);

@@ -106,6 +106,9 @@ describe('overlay member', () => {
     send(a.m.overlayId, signedSimpleBroadcast(me, encodeExternalMessageBroadcast(Buffer.from('not a boc'))));
     const bigParts = signedFecParts(me, randomBytes(300_000), undefined, 0, 1 << 20);
     send(a.m.overlayId, bigParts[0]!);
+    // small symbols (TON always uses 768) that would buy a large K
+    const small = signedFecParts(me, randomBytes(3000))[0]!;
+    send(a.m.overlayId, { ...small, data: small.data.subarray(0, 64), fec: { ...small.fec, symbolSize: 64, symbolsCount: Math.ceil(3000 / 64) } });
     // parts, properly signed, whose data decodes but does not match the hash the source announced
     const liar = signedFecParts(me, encodeExternalMessageBroadcast(extMessage(3000))).map((p) => {
       const dataHash = sha256(Buffer.from('other'));
@@ -114,7 +117,7 @@ describe('overlay member', () => {
     });
     for (const p of liar) send(a.m.overlayId, p);
     await until(() => (b.m.receiver.stats.dropped['fec-hash-mismatch'] ?? 0) === 1);
-    expect(b.m.receiver.stats.dropped).toMatchObject({ 'bad-signature': 1, 'stale-date': 1, 'bad-fec': 1, 'fec-hash-mismatch': 1 });
+    expect(b.m.receiver.stats.dropped).toMatchObject({ 'bad-signature': 1, 'stale-date': 1, 'bad-fec': 2, 'fec-hash-mismatch': 1 });
     expect(b.m.stats).toMatchObject({ otherOverlay: 1, badMessages: 1, externalMessages: 0 });
     expect(b.got).toEqual([]);
     // and a valid message still gets through
