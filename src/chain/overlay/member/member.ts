@@ -201,7 +201,8 @@ export class OverlayMember {
   }
 
   private onMessage(peer: RemotePeer, data: Buffer): void {
-    if (data.length < 4 || data.readUInt32LE(0) !== ID['overlay.message']) return;
+    const prefix = data.length >= 4 ? data.readUInt32LE(0) : 0;
+    if (prefix !== ID['overlay.message'] && prefix !== ID['overlay.messageWithExtra']) return;
     let m;
     try {
       m = decodeOverlayMessage(data);
@@ -215,7 +216,8 @@ export class OverlayMember {
   }
 
   private onQuery(peer: RemotePeer, bytes: Buffer): Buffer | undefined {
-    if (bytes.length < 4 || bytes.readUInt32LE(0) !== ID['overlay.query']) return undefined;
+    const prefix = bytes.length >= 4 ? bytes.readUInt32LE(0) : 0;
+    if (prefix !== ID['overlay.query'] && prefix !== ID['overlay.queryWithExtra']) return undefined;
     let q;
     try {
       q = decodeOverlayQuery(bytes);

@@ -162,15 +162,29 @@ export function readBroadcast(r: TLReader): OverlayBroadcast {
 export const encodeOverlayMessage = (overlay: Buffer, b: OverlayBroadcast): Buffer =>
   tlWrite((w) => (w.id(ID['overlay.message']).int256(overlay), writeBroadcast(w, b)));
 
+/** The overlay id of an overlay.message / overlay.messageWithExtra prefix (the extra, a member certificate, is skipped). */
+function readOverlayPrefix(r: TLReader, plain: number, withExtra: number): Buffer {
+  const id = r.uint32();
+  if (id !== plain && id !== withExtra) throw new TLError(`TL: expected an overlay prefix, got ${describeOverlayId(id)}`);
+  const overlay = r.int256();
+  if (id === withExtra && r.uint32() & 1) {
+    const cert = r.uint32();
+    if (cert === ID['overlay.memberCertificate']) (readPublicKey(r), r.int32(), r.int32(), r.int32(), r.bytes());
+    else if (cert !== ID['overlay.emptyMemberCertificate']) throw new TLError(`TL: expected overlay.MemberCertificate, got ${describeOverlayId(cert)}`);
+  }
+  return overlay;
+}
+
+/** overlay.message{overlay} or overlay.messageWithExtra{overlay, extra} (overlay-manager.cpp accepts both), then the broadcast. */
 export function decodeOverlayMessage(b: Uint8Array): { overlay: Buffer; broadcast: OverlayBroadcast } {
-  return tlRead(b, (r) => (r.expectId(ID['overlay.message'], 'overlay.message'), { overlay: r.int256(), broadcast: readBroadcast(r) }), 'overlay message');
+  return tlRead(b, (r) => ({ overlay: readOverlayPrefix(r, ID['overlay.message'], ID['overlay.messageWithExtra']), broadcast: readBroadcast(r) }), 'overlay message');
 }
 
 /** An overlay query: overlay.query{overlay} prefix, then the boxed function (returned raw). */
 export const encodeOverlayQuery = (overlay: Buffer, query: Uint8Array): Buffer => tlWrite((w) => w.id(ID['overlay.query']).int256(overlay).raw(query));
 
 export function decodeOverlayQuery(b: Uint8Array): { overlay: Buffer; query: Buffer } {
-  return tlRead(b, (r) => (r.expectId(ID['overlay.query'], 'overlay.query'), { overlay: r.int256(), query: r.rest() }), 'overlay query');
+  return tlRead(b, (r) => ({ overlay: readOverlayPrefix(r, ID['overlay.query'], ID['overlay.queryWithExtra']), query: r.rest() }), 'overlay query');
 }
 
 /** Flag 1: any sender; the id then names no source (overlays.h BroadcastFlagAnySender). */

@@ -175,6 +175,19 @@ describe('overlay broadcasts', () => {
     }
   });
 
+  it('reads the overlay.messageWithExtra prefix newer nodes may send, with or without a member certificate', () => {
+    const overlay = Buffer.alloc(32, 0xbb);
+    const body = tlWrite((w) => writeBroadcast(w, cases[4]!));
+    const bare = tlWrite((w) => w.id(ID['overlay.messageWithExtra']).int256(overlay).uint32(0).raw(body));
+    expect(decodeOverlayMessage(bare)).toEqual({ overlay, broadcast: cases[4] });
+    const withCert = tlWrite((w) => {
+      w.id(ID['overlay.messageWithExtra']).int256(overlay).uint32(1).id(ID['overlay.memberCertificate']).id(ID['pub.ed25519']).int256(Buffer.alloc(32, 1));
+      w.int32(0).int32(3).int32(1_900_000_000).bytes(Buffer.alloc(64, 2)).raw(body);
+    });
+    expect(decodeOverlayMessage(withCert)).toEqual({ overlay, broadcast: cases[4] });
+    expect(hex(ID['overlay.messageWithExtra'])).not.toBe(hex(ID['overlay.message']));
+  });
+
   it('lays out overlay.broadcast field by field', () => {
     const bytes = tlWrite((w) => writeBroadcast(w, cases[0]!));
     const want = ['6b2b5ab1', 'c6b41348', '01'.repeat(32), 'cfbcda32', '00000000', '01780000', '00f15365', '40' + '02'.repeat(64) + '000000'].join('');
