@@ -27,12 +27,18 @@ const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
  * sends its own origin even when the browser runs here).
  */
 export function isLocalCaller(request: FastifyRequest): boolean {
+  return notLocalBecause(request) === null;
+}
+
+/** Why a caller is not local, in words for the 401 (null: it is local). */
+function notLocalBecause(request: FastifyRequest): string | null {
   const ip = request.ip;
-  if (!(ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.'))) return false;
+  if (!(ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.'))) return `a caller on another machine (${ip}) needs one; callers on this machine need none`;
   const origin = request.headers.origin;
-  if (origin === undefined) return true;
+  if (origin === undefined) return null;
   const host = request.headers.host ?? '';
-  return LOOPBACK_HOST.test(host) && (origin === `http://${host}` || origin === `https://${host}`);
+  if (LOOPBACK_HOST.test(host) && (origin === `http://${host}` || origin === `https://${host}`)) return null;
+  return `a request from a web page (Origin ${origin.slice(0, 200)}) needs one, even from this machine`;
 }
 
 declare module 'fastify' {
@@ -110,14 +116,16 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): Concurren
     const queryParams = auth.queryParams ?? ['token'];
     const secret = bearerToken(request.headers.authorization) ?? queryToken(request.query, queryParams);
     if (secret === undefined) {
-      if (auth.localWithoutKey && isLocalCaller(request)) {
+      const notLocal = auth.localWithoutKey ? notLocalBecause(request) : null;
+      if (auth.localWithoutKey && notLocal === null) {
         request.principal = null;
         return;
       }
       if (!auth.anonymous) {
         const where = queryParams.map((p) => `?${p}=<key>`).join(' or ');
-        const local = auth.localWithoutKey ? ' (callers on this machine need none)' : '';
-        throw unauthorized(`missing API key${local}: send Authorization: Bearer <key> or ${where}`);
+        // a caller refused for being remote or a web page is told which of the two
+        const why = notLocal ? `: ${notLocal};` : ':';
+        throw unauthorized(`missing API key${why} send Authorization: Bearer <key> or ${where}`);
       }
       const release = limiter.tryAcquire(request.ip);
       if (!release) {

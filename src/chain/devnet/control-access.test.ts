@@ -30,7 +30,7 @@ describe('devnet control API access (TONWATCH_DEVNET_CONTROL=local)', () => {
     expect(res.status).toBe(401);
     const body = (await res.json()) as { error: string };
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    expect(body.error).toMatch(/missing API key \(callers on this machine need none\)/);
+    expect(body.error).toMatch(/missing API key: a caller on another machine \(203\.0\.113\.7\) needs one; callers on this machine need none/);
     expect((await svc.api('/devnet/wallets', { auth: null, headers: { 'x-forwarded-for': '203.0.113.7' } })).status).toBe(401);
     expect((await post(svc, { 'x-forwarded-for': '203.0.113.7' }, svc.adminKeySecret)).status).toBe(200);
     const streaming = await svc.key('streaming');
@@ -39,7 +39,12 @@ describe('devnet control API access (TONWATCH_DEVNET_CONTROL=local)', () => {
 
   it('asks a web page of another site for a key even though the browser runs on this machine', async () => {
     const port = new URL(svc.url).port;
-    expect((await post(svc, { origin: 'https://evil.example' })).status).toBe(401);
+    const page = await post(svc, { origin: 'https://evil.example' });
+    expect(page.status).toBe(401);
+    // the refusal names the Origin as the reason, not "callers on this machine need none"
+    const { error } = (await page.json()) as { error: string };
+    expect(error).toMatch(/^missing API key: a request from a web page \(Origin https:\/\/evil\.example\) needs one, even from this machine; send Authorization/);
+    expect(error).not.toMatch(/need none/);
     // DNS rebinding: the page's own name resolves to 127.0.0.1, so Host and Origin agree but are not loopback names.
     expect((await post(svc, { origin: `http://rebound.example:${port}`, host: `rebound.example:${port}` })).status).toBe(401);
     expect((await post(svc, { origin: 'https://evil.example' }, svc.adminKeySecret)).status).toBe(200);
