@@ -65,6 +65,8 @@ function validationField(err: FastifyLikeError): string | undefined {
   return path || undefined;
 }
 
+export const UNSUPPORTED_MEDIA_TYPE = 'the request body must be JSON: send content-type: application/json';
+
 /** Maps any error to the status code and JSON body we answer with. */
 export function toErrorResponse(err: unknown): { statusCode: number; body: ErrorBody; headers: Record<string, string> } {
   if (err instanceof ApiError) return { statusCode: err.statusCode, body: err.body(), headers: err.headers };
@@ -80,6 +82,8 @@ export function toErrorResponse(err: unknown): { statusCode: number; body: Error
     return { statusCode: 400, body: field ? { error: message, field } : { error: message }, headers: {} };
   }
   const status = typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
+  // Every body this API takes is JSON (the app parses no other type): say what to send.
+  if (e?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { statusCode: 415, body: { error: UNSUPPORTED_MEDIA_TYPE, error_code: 'unsupported_media_type' }, headers: {} };
   if (status === 413) return { statusCode: 413, body: { error: 'request body is too large' }, headers: {} };
   if (status >= 500) return { statusCode: status, body: { error: 'internal server error' }, headers: {} };
   return { statusCode: status, body: { error: e?.message || 'bad request' }, headers: {} };

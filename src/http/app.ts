@@ -133,6 +133,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // One rule for bodies: JSON only. Fastify's text/plain parser would hand a JSON body sent as text to the
+  // schema as a string ("must be object"); without it, any other type (or none) is a 415 saying what to send.
+  app.removeContentTypeParser('text/plain');
 
   app.setErrorHandler((err, request, reply) => {
     const { statusCode, body, headers } = isStoreUnavailable(err) ? { ...STORE_UNAVAILABLE, body: { ...STORE_UNAVAILABLE.body } as ErrorBody } : toErrorResponse(err);

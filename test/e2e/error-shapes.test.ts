@@ -22,6 +22,24 @@ it('answers a body that is not JSON with a JSON 415', async () => {
   expect((await jsonError(res, 415)).error).toMatch(/content.type|media type/i);
 });
 
+it('answers a JSON body sent as text/plain, or with no content type, with the same 415 saying what to send', async () => {
+  const body = JSON.stringify({ endpoint: 'https://203.0.113.9/hook' });
+  const sent = [
+    { 'content-type': 'text/plain' }, // what fetch and many clients send for a string body
+    {}, // bytes without a content type (`curl --data-binary` with the header removed)
+    { 'content-type': 'application/x-www-form-urlencoded' },
+  ];
+  for (const headers of sent) {
+    for (const [path, bytes] of [['/webhooks', body], ['/devnet/send', JSON.stringify({ from: 'alice', to: 'bob', amount: '1000000' })]] as const) {
+      const res = await svc.api(path, { method: 'POST', headers, body: new TextEncoder().encode(bytes) });
+      const error = await jsonError(res, 415);
+      expect(error.error, `${path} with ${JSON.stringify(headers)}`).toBe('the request body must be JSON: send content-type: application/json');
+    }
+  }
+  // the same body as application/json is taken
+  expect((await svc.api('/devnet/send', { method: 'POST', json: { from: 'alice', to: 'bob', amount: '1000000' } })).status).toBe(200);
+});
+
 it('answers a plain GET of /v2/websocket with a JSON 426', async () => {
   const res = await fetch(`${svc.url}/v2/websocket`);
   expect((await jsonError(res, 426)).error).toMatch(/WebSocket upgrade/);
