@@ -24,7 +24,7 @@ it('answers a body that is not JSON with a JSON 415', async () => {
 
 it('answers a JSON body sent as text/plain, or with no content type, with the same 415 saying what to send', async () => {
   const body = JSON.stringify({ endpoint: 'https://203.0.113.9/hook' });
-  const sent = [
+  const sent: Array<Record<string, string>> = [
     { 'content-type': 'text/plain' }, // what fetch and many clients send for a string body
     {}, // bytes without a content type (`curl --data-binary` with the header removed)
     { 'content-type': 'application/x-www-form-urlencoded' },
