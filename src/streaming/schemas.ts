@@ -1,6 +1,7 @@
 // Route schemas of the streaming endpoints: the OpenAPI description at /docs. Validation results are
 // only attached (attachValidation), because the streams answer bad parameters with the original's
-// plain-text messages (params.ts), not with the JSON error shape.
+// plain-text messages (params.ts), not with the JSON error shape; every other error before the stream
+// is plain text too (sse.ts).
 import type { StreamKind } from './params.js';
 
 const tags = ['streaming'];
@@ -55,6 +56,9 @@ function properties(kind: StreamKind, where: 'query' | 'body'): Record<string, u
   return props;
 }
 
+/** Every error before the stream is the message alone in plain text (compat.md §2). */
+const plainText = (description: string) => ({ description: `${description}; plain text, the message alone`, content: { 'text/plain': { schema: { type: 'string' } } } });
+
 export function sseRouteSchema(kind: StreamKind, where: 'query' | 'body'): Record<string, unknown> {
   const params = { type: 'object', properties: properties(kind, where) };
   return {
@@ -75,15 +79,11 @@ export function sseRouteSchema(kind: StreamKind, where: 'query' | 'body'): Recor
         description: 'An endless text/event-stream',
         content: { 'text/event-stream': { schema: { type: 'string' } } },
       },
-      400: {
-        description:
-          "Bad parameter, as plain text, e.g. `failed to parse 'accounts' parameter in query`" +
-          (where === 'body' ? '; a body that is not JSON at all gets the JSON error shape `{"error": "..."}`' : ''),
-        content: {
-          'text/plain': { schema: { type: 'string' } },
-          ...(where === 'body' ? { 'application/json': { schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } } } : {}),
-        },
-      },
+      400: plainText("Bad parameter, e.g. `failed to parse 'accounts' parameter in query`"),
+      401: plainText('An unknown or revoked key, or the limit of streams without a key reached (`…limit of streaming connections…`)'),
+      403: plainText('The key lacks the streaming scope'),
+      ...(where === 'body' ? { 415: plainText('A body that is not `application/json`') } : {}),
+      429: plainText('Too many requests in progress from this client address'),
     },
   };
 }

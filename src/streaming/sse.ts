@@ -18,6 +18,8 @@ import {
 import type { StreamHub } from './hub.js';
 import { StreamParamError, parseSseRequest, type SseRequest, type StreamKind } from './params.js';
 import { sseRouteSchema } from './schemas.js';
+import { toErrorResponse } from '../errors.js';
+import { isStoreUnavailable, STORE_UNAVAILABLE } from '../store/faults.js';
 
 export const SSE_PATHS: ReadonlyArray<readonly [string, StreamKind]> = [
   ['/v2/sse/accounts/transactions', 'transactions'],
@@ -115,7 +117,7 @@ export class SseConnection extends StreamConnection {
   }
 }
 
-/** Errors before streaming are plain text, as the original's clients expect. */
+/** Errors before streaming are plain text, the message alone, as the original's clients expect. */
 function plainTextError(reply: FastifyReply, status: number, message: string): FastifyReply {
   return reply.code(status).type('text/plain; charset=utf-8').send(message);
 }
@@ -124,7 +126,19 @@ export interface SseOptions {
   hub: StreamHub;
 }
 
-export async function sseRoutes(app: FastifyInstance, { hub }: SseOptions): Promise<void> {
+export async function sseRoutes(parent: FastifyInstance, opts: SseOptions): Promise<void> {
+  // Their own plugin, so that their error handler answers in plain text without touching other routes.
+  await parent.register(async (app: FastifyInstance) => routes(app, opts));
+}
+
+async function routes(app: FastifyInstance, { hub }: SseOptions): Promise<void> {
+  // Every error before the stream — a bad key, the anonymous limit, a body that is not JSON, a busy
+  // store — is the message alone in plain text (compat.md §2): TonAPI's clients read the text.
+  app.setErrorHandler((err, request, reply) => {
+    const { statusCode, body, headers } = isStoreUnavailable(err) ? STORE_UNAVAILABLE : toErrorResponse(err);
+    if (statusCode >= 500) request.log.error({ err, reqId: request.id }, 'request failed');
+    return plainTextError(reply.headers(headers), statusCode, body.error);
+  });
   for (const [path, kind] of SSE_PATHS) {
     for (const method of ['GET', 'POST'] as const) {
       const where = method === 'GET' ? 'query' : 'body';
