@@ -16,6 +16,7 @@ import { registerDocs } from './docs.js';
 import { toErrorResponse, type ErrorBody } from '../errors.js';
 import { isStoreUnavailable, STORE_UNAVAILABLE } from '../store/faults.js';
 import { guardNumbers } from './finite-numbers.js';
+import { guardQueryNames } from './query-names.js';
 import { registerHealth, type HealthProvider } from './health.js';
 import { rejectLossyJsonNumbers } from './json-numbers.js';
 import { registerClientLimits } from './limits.js';
@@ -126,6 +127,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
     // The schema is the validation and the documentation: a route without one is a bug to fix.
     if (!route.schema && !hidden && route.method !== 'HEAD') app.log.warn({ method: route.method, url: route.url }, 'route without a schema');
     guardNumbers(route);
+    guardQueryNames(route); // before the numbers: a name the route does not take is the first thing wrong
     // Path and query numbers first, then the body's, the order the validator reports them in.
     route.preValidation = [...[route.preValidation ?? []].flat(), rejectLossyJsonNumbers] as typeof route.preValidation;
   });

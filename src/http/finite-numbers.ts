@@ -16,12 +16,14 @@ interface NumericField {
   maximum?: number;
 }
 
-interface JsonSchema {
+export interface JsonSchema {
   type?: string | string[];
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   allOf?: JsonSchema[];
   properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  patternProperties?: Record<string, JsonSchema>;
   minimum?: number;
   maximum?: number;
 }
@@ -40,7 +42,7 @@ function numericKind(schema: JsonSchema): 'integer' | 'number' | null {
 }
 
 /** An object schema's properties, those of `allOf` parts (TypeBox's Intersect) included. */
-function propertiesOf(schema: JsonSchema | undefined): Record<string, JsonSchema> {
+export function propertiesOf(schema: JsonSchema | undefined): Record<string, JsonSchema> {
   if (!schema) return {};
   return Object.assign({}, ...(schema.allOf ?? []).map(propertiesOf), schema.properties);
 }
