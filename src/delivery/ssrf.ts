@@ -1,7 +1,8 @@
 // Where deliveries may go. A webhook must not become a way into the service's own network (SSRF):
 // endpoints whose host is, or resolves to, a loopback, private, link-local, metadata or otherwise
 // special-purpose address (IANA registries) are refused when created and again when connecting (the
-// connection's own DNS lookup is checked, so a name that changes its answer later is still caught).
+// connection's own DNS lookup is checked, so a name that changes its answer later is still caught; a
+// name that does not resolve when created is accepted for the same reason).
 // Local development may allow loopback and private addresses; link-local, metadata and other
 // special-purpose addresses are never allowed.
 import { isIP, type LookupFunction } from 'node:net';
@@ -160,13 +161,16 @@ export function hostIpLiteral(url: URL): string | null {
 }
 
 /**
- * Checks an endpoint before it is stored: the URL form, then every address its host resolves to.
+ * Checks an endpoint before it is stored: the URL form, then every address its host resolves to now.
+ * A name that does not resolve now is accepted: every connection checks its own DNS answer
+ * (`guardedLookup`), so it can never reach a refused address later, and a receiver whose DNS record
+ * comes after its webhook (or a resolver that is down for a moment) is not turned away.
  * Returns the normalised URL string.
  */
 export async function checkEndpoint(raw: string, policy: EndpointPolicy): Promise<string> {
   const url = parseEndpointUrl(raw);
   const literal = hostIpLiteral(url);
-  const addresses = literal ? [literal] : await resolveAll(url.hostname, policy.resolve ?? systemResolve);
+  const addresses = literal ? [literal] : await resolveNow(url.hostname, policy.resolve ?? systemResolve);
   for (const address of addresses) {
     const refusal = refusalFor(address, policy.allowLoopback);
     if (refusal) throw new EndpointRefusedError(literal ? refusal : `${url.hostname} resolves to ${refusal}`);
@@ -174,14 +178,9 @@ export async function checkEndpoint(raw: string, policy: EndpointPolicy): Promis
   return url.toString();
 }
 
-async function resolveAll(hostname: string, resolve: HostResolver): Promise<string[]> {
-  let found: ResolvedAddress[];
-  try {
-    found = await resolve(hostname);
-  } catch (err) {
-    throw new EndpointRefusedError(`endpoint host ${hostname} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  if (found.length === 0) throw new EndpointRefusedError(`endpoint host ${hostname} does not resolve`);
+/** The addresses a name has now; none when it does not resolve (checked again at every connect). */
+async function resolveNow(hostname: string, resolve: HostResolver): Promise<string[]> {
+  const found: ResolvedAddress[] = await resolve(hostname).catch(() => []);
   return found.map((a) => a.address);
 }
 

@@ -176,7 +176,6 @@ describe.each(dialects)('webhooks API on %s', (dialect) => {
       ['http://[::1]:9/', /loopback/],
       ['http://[::ffff:192.168.1.1]/', /private/],
       ['http://0.0.0.0/', /reserved/],
-      ['http://nowhere.invalid/', /does not resolve/],
     ];
     for (const [endpoint, reason] of refused) {
       const res = await bed.call(key, 'POST', '/webhooks', { endpoint });
@@ -184,6 +183,8 @@ describe.each(dialects)('webhooks API on %s', (dialect) => {
       expect(res.body.error).toMatch(reason);
     }
     expect((await bed.call(key, 'POST', '/webhooks', { endpoint: 'https://public.example/hook' })).status).toBe(200);
+    // a name that does not resolve now is taken: every connection checks its own DNS answer
+    expect((await bed.call(key, 'POST', '/webhooks', { endpoint: 'http://nowhere.invalid/' })).status).toBe(200);
     await bed.close();
     await dropTestStore(store);
     // Loopback allowed (the devnet default): loopback and private pass, metadata never does.
