@@ -16,5 +16,5 @@ export {
   type Principal,
   type Scope,
 } from './keys.js';
-export { ensureAdminKey, type AdminKeyResult } from './admin-key.js';
+export { ensureAdminKey, revokedAdminKeyLine, type AdminKeyResult } from './admin-key.js';
 export { authMigrations } from './migrations.js';

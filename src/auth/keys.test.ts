@@ -113,7 +113,7 @@ describe.each(dialects)('API keys on %s', (dialect) => {
     const keys = new ApiKeys(store);
     expect((await keys.verify(first.key!))?.scopes).toEqual(['admin']);
     const second = await ensureAdminKey(store, { adminKey: undefined });
-    expect(second).toEqual({ keyId: first.keyId, source: 'existing', otherAdminKeys: [] });
+    expect(second).toEqual({ keyId: first.keyId, source: 'existing', otherAdminKeys: [], revoked: [] });
     expect(await keys.listKeys()).toHaveLength(1);
   });
 
@@ -127,8 +127,11 @@ describe.each(dialects)('API keys on %s', (dialect) => {
     expect((await verify('automation-key-0001'))?.scopes).toEqual(['admin']);
     expect((await ensureAdminKey(store, { adminKey: 'automation-key-0001' })).keyId).toBe(one.keyId);
 
+    expect(one.revoked).toEqual([]);
     const two = await ensureAdminKey(store, { adminKey: 'automation-key-0002' });
     expect(two.keyId).not.toBe(one.keyId);
+    // the start says which key it revoked and why
+    expect(two.revoked).toEqual([{ id: one.keyId, hint: 'auto', reason: 'TONWATCH_ADMIN_KEY now holds another key (one admin key from the environment at a time)' }]);
     expect(await verify('automation-key-0001')).toBeNull();
     expect(await verify('automation-key-0002')).not.toBeNull();
 
@@ -139,6 +142,7 @@ describe.each(dialects)('API keys on %s', (dialect) => {
 
     const unset = await ensureAdminKey(store, { adminKey: undefined });
     expect(unset.source).toBe('generated');
+    expect(unset.revoked).toEqual([{ id: one.keyId, hint: 'auto', reason: 'TONWATCH_ADMIN_KEY is no longer set' }]);
     expect(await verify('automation-key-0001')).toBeNull();
     expect(await verify(unset.key!)).not.toBeNull();
   });
@@ -148,6 +152,7 @@ describe.each(dialects)('API keys on %s', (dialect) => {
     const generated = await ensureAdminKey(store, { adminKey: undefined });
     const env = await ensureAdminKey(store, { adminKey: 'automation-key-0003' });
     expect(env.otherAdminKeys).toEqual([{ id: generated.keyId, name: 'admin (generated on first start)' }]);
+    expect(env.revoked).toEqual([]);
     expect(await new ApiKeys(store).verify(generated.key!)).not.toBeNull();
     // Revoked as the banner says, it is no longer counted.
     await new ApiKeys(store).revokeKey(generated.keyId);

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ApiKeys } from '../auth/keys.js';
-import { ensureAdminKey, type AdminKeyResult } from '../auth/admin-key.js';
+import { ensureAdminKey, revokedAdminKeyLine, type AdminKeyResult } from '../auth/admin-key.js';
 import { ChangeFeed } from '../bus/changes.js';
 import { schemaChannel, StoreEventLog } from '../bus/store-log.js';
 import { followStore } from '../bus/store-follow.js';
@@ -102,6 +102,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       return { applied, adminKey: await ensureAdminKey(store, config) };
     });
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
+    for (const k of adminKey.revoked) logger.warn({ keyId: k.id }, revokedAdminKeyLine(k));
     await trustMemory.open();
     // The profile may wait for a believed head (a first secure start walks every key block since the init
     // block): meanwhile the port answers /healthz and /readyz with the chain's progress.

@@ -3,6 +3,7 @@
 import { ConfigError, loadConfig } from '../../config.js';
 import { componentFactories } from '../../components.js';
 import { startService } from '../../service/service.js';
+import { revokedAdminKeyLine } from '../../auth/admin-key.js';
 import { ChainMismatchError } from '../../pipeline/chain-identity.js';
 import { stopOnSignal } from '../signals.js';
 import { StoreInUseError } from '../../store/owner.js';
@@ -61,6 +62,7 @@ export async function run(argv: string[]): Promise<number> {
   if (adminKey.key) lines.push('', `  admin key (shown once, store it now): ${adminKey.key}`);
   else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : 'as printed on first start (create more with `tonwatch keys`)'}`);
   lines.push(...otherAdminKeyLines(adminKey.otherAdminKeys));
+  lines.push(...adminKey.revoked.map((k) => `  ${revokedAdminKeyLine(k)}`));
 
   // The handlers are in place before the banner says the server runs: a SIGTERM right after it stops gracefully.
   const stopped = stopOnSignal(() => service.stop());
