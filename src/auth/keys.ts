@@ -1,7 +1,10 @@
 // API keys: `tw_<base64url random>`, stored only as their sha256 (the secrets are high-entropy, so a
 // fast hash is enough), with scopes and an optional owner reference. `verify` is on every
-// authenticated request, so it keeps a small in-memory cache; revocation in this process clears it at
-// once, and a revocation by another process (the `keys` CLI) is seen within `cacheTtlMs`.
+// authenticated request, so it keeps a small in-memory cache (a PostgreSQL lookup costs a round trip).
+// A revocation takes effect at once everywhere: in this process it clears the cache; on SQLite a commit
+// by another process (the `keys` command) changes the file's data version, checked on every verify; on
+// PostgreSQL the revoking process announces it (`onRevoke`: a NOTIFY the service wires) and every
+// process that hears it calls `forgetAll`. `cacheTtlMs` bounds how long a missed announcement can last.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { tables, type Store } from '../store/db.js';
@@ -84,6 +87,8 @@ interface ApiKeysTable {
 type KeyRow = ApiKeysTable['api_keys'];
 
 export const KEY_PREFIX = 'tw_';
+/** The change-feed topic a revocation is announced on (src/bus/changes.ts), so other processes forget their caches. */
+export const API_KEYS_TOPIC = 'api_keys';
 const MAX_SECRET_LENGTH = 512;
 
 export function hashKey(secret: string): string {
@@ -112,6 +117,8 @@ export interface ApiKeysOptions {
   /** `last_used_at` is written at most this often per key. */
   touchIntervalMs?: number;
   logger?: Logger;
+  /** Told after this instance revoked or restored a key, before the call returns: other processes forget their caches. */
+  onRevoke?: (keyId: string) => Promise<void>;
 }
 
 interface CacheEntry {
@@ -130,9 +137,11 @@ export class ApiKeys {
   private readonly touchedAt = new Map<string, number>();
   /** Bumped by every revocation, so a lookup that raced with one does not cache what it read. */
   private epoch = 0;
+  /** The SQLite file's data version the cache was filled at (undefined on PostgreSQL). */
+  private dataVersion: number | undefined;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly opts: ApiKeysOptions = {},
   ) {
     this.db = tables<ApiKeysTable>(store);
@@ -194,6 +203,7 @@ export class ApiKeys {
     const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) return null;
     this.forget(row.key_hash);
+    await this.announce(id);
     return toInfo(row);
   }
 
@@ -202,6 +212,7 @@ export class ApiKeys {
     await this.db.updateTable('api_keys').set({ revoked_at: null }).where('id', '=', id).execute();
     const row = await this.db.selectFrom('api_keys').select('key_hash').where('id', '=', id).executeTakeFirst();
     if (row) this.forget(row.key_hash);
+    await this.announce(id);
   }
 
   /** Looks a key up by its secret, including revoked ones (for ensureAdminKey). */
@@ -215,6 +226,7 @@ export class ApiKeys {
     if (typeof secret !== 'string' || secret.length === 0 || secret.length > MAX_SECRET_LENGTH) return null;
     const hash = hashKey(secret);
     const now = this.now();
+    this.noticeOtherWriters();
     const cached = this.cache.get(hash);
     if (cached && now - cached.at < this.ttl) {
       if (cached.principal) this.touch(cached.principal.keyId, now);
@@ -251,6 +263,25 @@ export class ApiKeys {
     this.epoch++;
     this.cache.delete(hash);
     this.inFlight.delete(hash);
+  }
+
+  /** Drops every cached answer: another process revoked or restored a key. */
+  forgetAll(): void {
+    this.epoch++;
+    this.cache.clear();
+    this.inFlight.clear();
+  }
+
+  /** SQLite: another process committed since the cache was filled (perhaps a revocation): start over. */
+  private noticeOtherWriters(): void {
+    const version = this.store.dataVersion?.();
+    if (version === this.dataVersion) return;
+    if (this.dataVersion !== undefined) this.forgetAll();
+    this.dataVersion = version;
+  }
+
+  private async announce(keyId: string): Promise<void> {
+    await this.opts.onRevoke?.(keyId).catch((err: unknown) => this.opts.logger?.warn({ err, keyId }, 'could not announce a key revocation to other processes; they see it within the key cache time'));
   }
 
   /** Records use, at most once per `touchIntervalMs` per key; never blocks or fails the request. */

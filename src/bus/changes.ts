@@ -5,6 +5,8 @@
 // (store-follow.ts). A member that may have missed some (its connection was down) is told to reload all.
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import type { Store } from '../store/db.js';
+import { schemaChannel } from './store-log.js';
 
 /** `key` null: announcements may have been missed; reload everything of the topic. */
 export type ChangeHandler = (key: string | null) => void;
@@ -52,4 +54,9 @@ export class ChangeFeed {
   missed(): void {
     for (const set of this.handlers.values()) for (const handler of set) handler(null);
   }
+}
+
+/** The feed of a store: announced on its schema's channel on PostgreSQL (any process may listen), local on SQLite. */
+export async function storeChangeFeed(store: Store): Promise<ChangeFeed> {
+  return store.dialect === 'postgres' ? new ChangeFeed(store.db, await schemaChannel(store.db, 'tonwatch_changes')) : new ChangeFeed();
 }

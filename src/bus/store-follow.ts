@@ -22,18 +22,19 @@ export interface StoreFollow {
   stop(): Promise<void>;
 }
 
-export async function followStore(log: StoreEventLog, store: Store, options: FollowOptions = {}): Promise<StoreFollow> {
+/** `log` null: only the change feed's announcements (a process alone on its store, which appends itself). */
+export async function followStore(log: StoreEventLog | null, store: Store, options: FollowOptions = {}): Promise<StoreFollow> {
   if (!store.connect) throw new Error('following appends of other processes needs PostgreSQL');
   const connect = store.connect.bind(store);
   const pollMs = options.pollMs ?? 2000;
   const reconnectMs = options.reconnectMs ?? 1000;
-  const channel = await log.announceChannel();
+  const channel = log ? await log.announceChannel() : null;
   let stopped = false;
   let client: pg.Client | null = null;
   let reconnect: NodeJS.Timeout | null = null;
 
   const catchUp = () => {
-    if (stopped) return;
+    if (stopped || !log) return;
     log.catchUp().catch((err) => options.logger?.warn({ err }, 'event log catch-up failed; the next announcement or poll retries'));
   };
 
@@ -44,13 +45,13 @@ export async function followStore(log: StoreEventLog, store: Store, options: Fol
     c.on('notification', (message) => {
       if (message.channel === changes?.channel) return changes.received(message.payload ?? '');
       // this process's own appends are published already
-      if (Number(message.payload) > (log.headPosition() ?? -1)) catchUp();
+      if (log && Number(message.payload) > (log.headPosition() ?? -1)) catchUp();
     });
     c.once('end', () => {
       if (client === c) client = null;
       if (!stopped) scheduleListen();
     });
-    await c.query(`LISTEN ${quoted(channel)}`);
+    if (channel) await c.query(`LISTEN ${quoted(channel)}`);
     if (changes) await c.query(`LISTEN ${quoted(changes.channel!)}`);
     client = c;
     // commits announced while no one listened
@@ -70,12 +71,12 @@ export async function followStore(log: StoreEventLog, store: Store, options: Fol
   };
 
   await listen();
-  const poll = setInterval(catchUp, pollMs);
-  poll.unref();
+  const poll = log ? setInterval(catchUp, pollMs) : null;
+  poll?.unref();
   return {
     async stop() {
       stopped = true;
-      clearInterval(poll);
+      if (poll) clearInterval(poll);
       if (reconnect) clearTimeout(reconnect);
       await client?.end().catch(() => {});
       client = null;

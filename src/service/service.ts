@@ -10,10 +10,10 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { ApiKeys } from '../auth/keys.js';
+import { API_KEYS_TOPIC, ApiKeys } from '../auth/keys.js';
 import { ensureAdminKey, revokedAdminKeyLine, type AdminKeyResult } from '../auth/admin-key.js';
-import { ChangeFeed } from '../bus/changes.js';
-import { schemaChannel, StoreEventLog } from '../bus/store-log.js';
+import { storeChangeFeed } from '../bus/changes.js';
+import { StoreEventLog } from '../bus/store-log.js';
 import { followStore } from '../bus/store-follow.js';
 import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
@@ -115,10 +115,11 @@ export async function startService(config: Config, options: StartServiceOptions)
     chain.registerMetrics?.(metrics);
     const events = new StoreEventLog(store, { retentionMs: config.eventRetentionSeconds * 1000, now });
     await events.open();
-    const changes = config.cluster ? new ChangeFeed(store.db, await schemaChannel(store.db, 'tonwatch_changes')) : new ChangeFeed();
-    if (config.cluster) {
-      // every member reads what the leader appends (the leader too, once it has stepped down)
-      const follow = await followStore(events, store, { logger: logger.child({ component: 'event-log' }), changes });
+    // On PostgreSQL every process hears the others' announcements (a key revoked by a member or the `keys` command)
+    const changes = await storeChangeFeed(store);
+    if (changes.channel) {
+      // every member reads what the leader appends (the leader too, once it has stepped down); a process alone appends itself
+      const follow = await followStore(config.cluster ? events : null, store, { logger: logger.child({ component: 'event-log' }), changes });
       cleanup.push(() => follow.stop());
     }
     const followerMetrics = new FollowerMetrics(metrics);
@@ -175,7 +176,9 @@ export async function startService(config: Config, options: StartServiceOptions)
       components.push(await factory({ ...ctx, logger: logger.child({ component: entry.name }) }));
     }
 
-    const keys = new ApiKeys(store);
+    // a revocation here reaches the other processes on this store before its answer; theirs reach this one
+    const keys = new ApiKeys(store, { logger, onRevoke: (keyId) => changes.announce(API_KEYS_TOPIC, keyId) });
+    changes.on(API_KEYS_TOPIC, () => keys.forgetAll());
     const app = await buildApp({
       config,
       metrics,

@@ -25,6 +25,11 @@ export interface Store {
    * what lives as long as a session does (advisory locks, LISTEN). The caller ends it.
    */
   connect?(applicationName: string): Promise<pg.Client>;
+  /**
+   * SQLite only: a number that changes whenever another connection — another process, such as the
+   * `keys` command — commits to the file (`PRAGMA data_version`); cheap enough to read per request.
+   */
+  dataVersion?(): number;
   close(): Promise<void>;
 }
 
@@ -69,6 +74,7 @@ function openSqlite(file: string, checkpoints?: StoreOptions['checkpoints']): St
     db,
     description: `sqlite:${file}`,
     checkpoints: checkpointer?.stats,
+    dataVersion: () => Number(database.pragma('data_version', { simple: true })),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

@@ -1,8 +1,9 @@
 // `tonwatch keys create|list|revoke`: API keys, straight on the configured store (same configuration
-// as `serve`), so it works while the server is down. A running server sees a revocation within
-// seconds (its key cache) and a new key at once.
+// as `serve`), so it works while the server is down. Running servers see a new key and a revocation at
+// once: on SQLite by the file's data version, on PostgreSQL by the announcement sent here (src/auth/keys.ts).
 import { parseArgs } from 'node:util';
-import { ApiKeys, KeyInputError, SCOPE_DESCRIPTIONS, SCOPES, type ApiKeyInfo } from '../../auth/keys.js';
+import { API_KEYS_TOPIC, ApiKeys, KeyInputError, SCOPE_DESCRIPTIONS, SCOPES, type ApiKeyInfo } from '../../auth/keys.js';
+import { storeChangeFeed } from '../../bus/changes.js';
 import { ConfigError, loadConfig, storeOptions } from '../../config.js';
 import { keyJson } from '../../http/admin-keys.js';
 import { openStore } from '../../store/db.js';
@@ -57,7 +58,8 @@ export async function run(argv: string[]): Promise<number> {
     const store = await openStore(storeOptions(config));
     try {
       await migrate(store, allMigrations);
-      const keys = new ApiKeys(store);
+      const changes = await storeChangeFeed(store);
+      const keys = new ApiKeys(store, { onRevoke: (keyId) => changes.announce(API_KEYS_TOPIC, keyId) });
       const json = values.json === true;
       if (sub === 'create') {
         const created = await keys.createKey({ name: values.name!, scopes: values.scope!, ownerRef: values['owner-ref'], origin: 'cli' });
@@ -78,7 +80,7 @@ export async function run(argv: string[]): Promise<number> {
         console.error(`tonwatch keys: no API key with id '${positionals[0]}'`);
         return 1;
       }
-      console.log(json ? JSON.stringify(keyJson(revoked)) : `revoked key ${revoked.id} "${revoked.name}"`);
+      console.log(json ? JSON.stringify(keyJson(revoked)) : `revoked key ${revoked.id} "${revoked.name}"; running servers refuse it from now on`);
       return 0;
     } finally {
       await store.close();
