@@ -179,6 +179,8 @@ export async function startService(config: Config, options: StartServiceOptions)
     // a revocation here reaches the other processes on this store before its answer; theirs reach this one
     const keys = new ApiKeys(store, { logger, onRevoke: (keyId) => changes.announce(API_KEYS_TOPIC, keyId) });
     changes.on(API_KEYS_TOPIC, () => keys.forgetAll());
+    // the key an earlier TONWATCH_ADMIN_KEY held, revoked at this start, is dropped by the members running already
+    for (const k of adminKey.revoked) await changes.announce(API_KEYS_TOPIC, k.id);
     const app = await buildApp({
       config,
       metrics,
