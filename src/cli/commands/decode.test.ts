@@ -90,6 +90,27 @@ describe('tonwatch decode', { timeout: 60_000 }, () => {
     }
   });
 
+  it('hex or base64 that is no BoC is called that, not an index error', async () => {
+    const hex = await decode('abcdef');
+    expect(hex.code).toBe(1);
+    expect(hex.stderr.trim()).toBe('tonwatch decode: not a BoC: a BoC starts with the bytes b5ee9c72 (or 68ff65f3, acc3a728); these 3 bytes start with abcdef');
+    // a BoC cut short after its magic: malformed, with the parser's reason
+    const cut = await decode(readFileSync(join(blocks, 'tongo-block-6.boc')).subarray(0, 40).toString('hex'));
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toMatch(/^tonwatch decode: not a BoC: truncated or malformed after its magic \(/);
+  });
+
+  it('prints opcodes in hex, as 0x0f8a7ea5', async () => {
+    const { code, stdout } = await decode(join(blocks, 'tongo-block-6.boc'));
+    expect(code).toBe(0);
+    const messages = JSON.parse(stdout).transactions.flatMap((t: { inMessage: unknown; outMessages: unknown[] }) => [t.inMessage, ...t.outMessages].filter(Boolean));
+    const opcodes = messages.map((m: { opcode: unknown }) => m.opcode).filter((op: unknown) => op !== null);
+    expect(opcodes.length).toBeGreaterThan(0);
+    for (const op of opcodes) expect(op).toMatch(/^0x[0-9a-f]{8}$/);
+    // the jetton transfers of this block: TEP-74's transfer opcode
+    expect(opcodes).toContain('0x0f8a7ea5');
+  });
+
   it('a BoC of something else is refused, saying what it is not', async () => {
     const other = beginCell().storeUint(0xcafe, 16).storeRef(beginCell().storeUint(1, 1)).endCell().toBoc().toString('base64');
     const { code, stderr } = await decode(other);
