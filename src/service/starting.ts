@@ -21,6 +21,28 @@ export interface ServicePort {
   close(): Promise<void>;
 }
 
+/** The port cannot be opened; the message names the setting (PORT, HOST) and what to do. */
+export class ListenError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ListenError';
+  }
+}
+
+/** Why listening on HOST:PORT failed, in the words of the settings. */
+export function listenProblem(err: NodeJS.ErrnoException, at: { host: string; port: number }): string {
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return `PORT: ${at.port} is already in use on ${at.host} (another tonwatch, or another server); stop that one or choose another PORT`;
+    case 'EACCES':
+      return `PORT: ${at.port} may not be opened by this user on ${at.host} (ports below 1024 need privileges); choose another PORT`;
+    case 'EADDRNOTAVAIL':
+      return `HOST: ${at.host} is not an address of this machine; use one of its addresses, 127.0.0.1 or 0.0.0.0`;
+    default:
+      return `PORT, HOST: cannot listen on ${at.host}:${at.port}: ${err.message}`;
+  }
+}
+
 export async function listenWhileStarting(options: {
   host: string;
   port: number;
@@ -42,9 +64,10 @@ export async function listenWhileStarting(options: {
   let appHandler: http.RequestListener | null = null;
   const server = http.createServer(options.http, (req, res) => handler(req, res));
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (err: NodeJS.ErrnoException) => reject(new ListenError(listenProblem(err, options), { cause: err }));
+    server.once('error', refused);
     server.listen({ port: options.port, host: options.host }, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });

@@ -1,6 +1,7 @@
 // `tonwatch devnet serve`: runs a standalone devnet (src/service/devnet-serve.ts) until SIGTERM/SIGINT.
 import { ConfigError, loadConfig } from '../../config.js';
 import { startStandaloneDevnet } from '../../service/devnet-serve.js';
+import { ListenError } from '../../service/starting.js';
 import { stopOnSignal } from '../signals.js';
 
 export const USAGE = `usage: tonwatch devnet serve
@@ -26,6 +27,10 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`tonwatch: invalid configuration\n${err.message}`);
+      return 2;
+    }
+    if (err instanceof ListenError) {
+      console.error(`tonwatch: ${err.message}`);
       return 2;
     }
     throw err;

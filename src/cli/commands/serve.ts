@@ -5,6 +5,8 @@ import { componentFactories } from '../../components.js';
 import { startService } from '../../service/service.js';
 import { ChainMismatchError } from '../../pipeline/chain-identity.js';
 import { stopOnSignal } from '../signals.js';
+import { ListenError } from '../../service/starting.js';
+import { StoreUnreachableError } from '../../store/db.js';
 import { StoreInUseError } from '../../store/owner.js';
 
 export const summary = 'start tonwatch: the chain source, the follower and every HTTP API on one port';
@@ -41,7 +43,7 @@ export async function run(argv: string[]): Promise<number> {
       console.error(`tonwatch: invalid configuration\n${err.message}`);
       return 2;
     }
-    if (err instanceof ChainMismatchError || err instanceof StoreInUseError) {
+    if (err instanceof ChainMismatchError || err instanceof StoreInUseError || err instanceof ListenError || err instanceof StoreUnreachableError) {
       console.error(`tonwatch: ${err.message}`);
       return 2;
     }
