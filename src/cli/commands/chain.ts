@@ -6,10 +6,11 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../../config.js';
 import { UsageError, lastOption, parseCommandLine, serverUrl } from '../client.js';
+import { PROGRAM } from '../program.js';
 
 export const summary = 'show the followed network: liteservers with heads and latency, trust level, lag';
 
-const HELP = `usage: tonwatch chain info [options]
+const HELP = `usage: ${PROGRAM} chain info [options]
 
 Shows the network tonwatch follows: the chain source, each liteserver with its head, latency, failures
 and disproven replies, the trust level and the head it believes (secure: the trusted key block, a walk

@@ -7,10 +7,11 @@ import { BLOCK_TAG, decodeBlock } from '../../chain/decode/block.js';
 import { decodeMessage } from '../../chain/decode/message.js';
 import { opHex } from '../../chain/decode/opcode.js';
 import { decodeTransaction } from '../../chain/decode/transaction.js';
+import { PROGRAM } from '../program.js';
 
 export const summary = 'decode a block, transaction or message BoC (file, hex or base64) to JSON';
 
-const HELP = `usage: tonwatch decode <file|hex|base64|-> [--summary]
+const HELP = `usage: ${PROGRAM} decode <file|hex|base64|-> [--summary]
 
 Decodes a BoC of a full Block (every transaction), a Transaction, or a Message and prints JSON with
 every decoded field. Amounts and lt are decimal strings, opcodes hex (0x0f8a7ea5). The input is a file (binary BoC, or a text

@@ -3,12 +3,13 @@ import { ConfigError, loadConfig } from '../../config.js';
 import { startStandaloneDevnet } from '../../service/devnet-serve.js';
 import { ListenError } from '../../service/starting.js';
 import { stopOnSignal } from '../signals.js';
+import { PROGRAM } from '../program.js';
 
-export const USAGE = `usage: tonwatch devnet serve
+export const USAGE = `usage: ${PROGRAM} devnet serve
 
 Runs the devnet alone: its blocks, its liteserver (ADNL TCP on loopback, port TONWATCH_DEVNET_LITESERVER_PORT,
 a free port when unset) and its control API on PORT — no store, follower or other APIs. Point other tonwatch
-processes (TONWATCH_CHAIN=liteserver) and TON tools at it with \`tonwatch devnet global-config\`.
+processes (TONWATCH_CHAIN=liteserver) and TON tools at it with \`${PROGRAM} devnet global-config\`.
 Configuration: TONWATCH_DATA_DIR, TONWATCH_BLOCK_INTERVAL_MS, TONWATCH_DEVNET_MANUAL_BLOCKS, TONWATCH_DEVNET_CONTROL,
 PORT, HOST (see the README's configuration table).`;
 

@@ -8,10 +8,11 @@ import { stopOnSignal } from '../signals.js';
 import { ListenError } from '../../service/starting.js';
 import { StoreUnreachableError } from '../../store/db.js';
 import { StoreInUseError } from '../../store/owner.js';
+import { PROGRAM } from '../program.js';
 
 export const summary = 'start tonwatch: the chain source, the follower and every HTTP API on one port';
 
-const USAGE = `usage: tonwatch serve
+const USAGE = `usage: ${PROGRAM} serve
 
 Configuration comes from environment variables (and the JSON file named by TONWATCH_CONFIG);
 see the README's configuration table. PORT (default 8080) serves every API, /docs and /metrics.`;
@@ -59,9 +60,9 @@ export async function run(argv: string[]): Promise<number> {
   ];
   if (service.source.network === 'devnet') lines.push(`  devnet control   ${url}/devnet/wallets`);
   for (const c of service.components) lines.push(...(c.banner?.() ?? []));
-  if (config.chain === 'liteserver') lines.push(`  liteservers      npm run tonwatch -- chain info   (trust level ${config.trust})`);
+  if (config.chain === 'liteserver') lines.push(`  liteservers      ${PROGRAM} chain info   (trust level ${config.trust})`);
   if (adminKey.key) lines.push('', `  admin key (shown once, store it now): ${adminKey.key}`);
-  else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : 'as printed on first start (create more with `tonwatch keys`)'}`);
+  else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : `as printed on first start (create more with \`${PROGRAM} keys\`)`}`);
   lines.push(...otherAdminKeyLines(adminKey.otherAdminKeys));
 
   // The handlers are in place before the banner says the server runs: a SIGTERM right after it stops gracefully.
@@ -76,6 +77,6 @@ export function otherAdminKeyLines(others: ReadonlyArray<{ id: string; name: str
   const list = others.map((k) => `${k.id} "${k.name}"`).join(', ');
   return [
     `  ${others.length} other admin key${others.length === 1 ? ' is' : 's are'} also active: ${list}`,
-    '  revoke one with `npm run tonwatch -- keys revoke <id>` (`keys list` shows them all)',
+    `  revoke one with \`${PROGRAM} keys revoke <id>\` (\`keys list\` shows them all)`,
   ];
 }
