@@ -51,6 +51,8 @@ export interface StartServiceOptions {
   components: readonly ComponentEntry[];
   /** The delivery engine's clock and host resolver (tests of retries and address checks). */
   delivery?: Pick<DeliveryEngineOptions, 'clock' | 'resolve'>;
+  /** Told as soon as the admin key is stored: the rest of a start may wait long for the chain (liteservers down). */
+  onAdminKey?: (adminKey: AdminKeyResult) => void;
 }
 
 export interface RunningService {
@@ -102,6 +104,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       return { applied, adminKey: await ensureAdminKey(store, config) };
     });
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
+    options.onAdminKey?.(adminKey);
     await trustMemory.open();
     // The profile may wait for a believed head (a first secure start walks every key block since the init
     // block): meanwhile the port answers /healthz and /readyz with the chain's progress.

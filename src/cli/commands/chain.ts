@@ -125,11 +125,16 @@ async function direct(timeoutMs: number): Promise<{ chain: ChainReport; source: 
   }
   const { checkChainSettings } = await import('../../service/chain.js');
   const { createLiteserverChoice } = await import('../../service/liteserver.js');
+  const { GlobalConfigUnreachableError } = await import('../../chain/liteserver/config.js');
   let choice;
   try {
     checkChainSettings(config);
     choice = await createLiteserverChoice(config, pino({ level: 'silent' }));
   } catch (err) {
+    if (err instanceof GlobalConfigUnreachableError) {
+      console.error(`tonwatch chain: ${err.message}`);
+      return undefined;
+    }
     if (!(err instanceof ConfigError)) throw err;
     console.error(`tonwatch chain: invalid configuration\n${err.message}`);
     return undefined;

@@ -5,6 +5,7 @@ import { componentFactories } from '../../components.js';
 import { startService } from '../../service/service.js';
 import { ChainMismatchError } from '../../pipeline/chain-identity.js';
 import { stopOnSignal } from '../signals.js';
+import { GlobalConfigUnreachableError } from '../../chain/liteserver/config.js';
 import { ListenError } from '../../service/starting.js';
 import { StoreUnreachableError } from '../../store/db.js';
 import { StoreInUseError } from '../../store/owner.js';
@@ -38,13 +39,25 @@ export async function run(argv: string[]): Promise<number> {
   }
   let service;
   try {
-    service = await startService(config, { components: componentFactories });
+    service = await startService(config, {
+      components: componentFactories,
+      // a generated key is shown as soon as it is stored: the start may then wait a while for the chain
+      onAdminKey: (generated) => {
+        if (generated.key) console.error(`\n  admin key (shown once, store it now): ${generated.key}\n`);
+      },
+    });
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`tonwatch: invalid configuration\n${err.message}`);
       return 2;
     }
-    if (err instanceof ChainMismatchError || err instanceof StoreInUseError || err instanceof ListenError || err instanceof StoreUnreachableError) {
+    if (
+      err instanceof ChainMismatchError ||
+      err instanceof StoreInUseError ||
+      err instanceof ListenError ||
+      err instanceof StoreUnreachableError ||
+      err instanceof GlobalConfigUnreachableError
+    ) {
       console.error(`tonwatch: ${err.message}`);
       return 2;
     }
@@ -61,7 +74,7 @@ export async function run(argv: string[]): Promise<number> {
   if (service.source.network === 'devnet') lines.push(`  devnet control   ${url}/devnet/wallets`);
   for (const c of service.components) lines.push(...(c.banner?.() ?? []));
   if (config.chain === 'liteserver') lines.push(`  liteservers      ${PROGRAM} chain info   (trust level ${config.trust})`);
-  if (adminKey.key) lines.push('', `  admin key (shown once, store it now): ${adminKey.key}`);
+  if (adminKey.key) lines.push('', '  admin key: generated at this start, printed above (shown once)');
   else lines.push('', `  admin key: ${adminKey.source === 'env' ? 'from TONWATCH_ADMIN_KEY' : `as printed on first start (create more with \`${PROGRAM} keys\`)`}`);
   lines.push(...otherAdminKeyLines(adminKey.otherAdminKeys));
 
