@@ -168,7 +168,9 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
   }
   if (follower) {
     const lag = follower.lagBlocks === null ? '' : `, lag ${follower.lagBlocks} blocks / ${follower.lagSeconds ?? '?'} s`;
-    lines.push(`follower   at ${follower.lastSeqno ?? '-'} of ${follower.headSeqno ?? '-'}${lag}${follower.error ? `; error: ${follower.error}` : ''}`);
+    // the follower's error is often the chain's own problem, which the last line gives: say it once
+    const error = !follower.error ? '' : chain.problem && follower.error.includes(chain.problem) ? '; waits for the chain source (see ready)' : `; error: ${follower.error}`;
+    lines.push(`follower   at ${follower.lastSeqno ?? '-'} of ${follower.headSeqno ?? '-'}${lag}${error}`);
   }
   if (chain.servers) {
     lines.push(`servers    ${chain.servers.length}`);
@@ -184,7 +186,7 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
       ];
       if (s.lagging_by) facts.push(`LAGGING ${s.lagging_by} blocks behind the best proven head`);
       if (s.demoted) facts.push('DEMOTED');
-      if (s.last_error) facts.push(`(${s.last_error})`);
+      if (s.last_error) facts.push(`(${s.last_error.replace(`liteserver ${s.server}: `, '')})`);
       lines.push(`  ${s.server.padEnd(width)}  ${facts.join(' ')}`);
     }
   } else {
