@@ -21,7 +21,8 @@ function serve(env: Record<string, string>): Promise<{ code: number | null; stde
   dirs.push(dataDir);
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', TONWATCH_DATA_DIR: dataDir, TONWATCH_DEVNET_MANUAL_BLOCKS: 'true', LOG_LEVEL: 'silent', ...env },
+    // a known admin key: a generated one would be printed (stored) before the start fails
+    env: { ...process.env, HOST: '127.0.0.1', TONWATCH_DATA_DIR: dataDir, TONWATCH_ADMIN_KEY: 'tw_test_admin_start_errors_0123456789', TONWATCH_DEVNET_MANUAL_BLOCKS: 'true', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
