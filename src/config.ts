@@ -195,7 +195,7 @@ export const settings = {
     min: 0,
     max: 65535,
     defaultDoc: 'unset: off',
-    doc: 'Devnet: also serve the chain over the liteserver protocol (ADNL TCP) on this loopback port, 0 for a free one. The banner prints the port and the server\'s public key; `tonwatch devnet global-config` prints a global.config.json for it.',
+    doc: 'Devnet: also serve the chain over the liteserver protocol (ADNL TCP) on this loopback port, 0 for a free one. The banner prints the port and the server\'s public key; `npm run tonwatch -- devnet global-config` prints a global.config.json for it.',
   }) as Setting<number | undefined>,
   replayRate: int({
     env: 'TONWATCH_REPLAY_RATE',

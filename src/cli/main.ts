@@ -1,5 +1,7 @@
 // `tonwatch <command> …`: each command lives in src/cli/commands/<name>.ts and exports
 // `run(argv): Promise<number>` (the exit code) and a one-line `summary`.
+import { PROGRAM } from './program.js';
+
 const commands: Record<string, () => Promise<CliCommand>> = {
   serve: () => import('./commands/serve.js'),
   decode: () => import('./commands/decode.js'),
@@ -15,12 +17,12 @@ export interface CliCommand {
 }
 
 async function usage(): Promise<string> {
-  const lines = ['usage: tonwatch <command> [options]', '', 'commands:'];
+  const lines = [`usage: ${PROGRAM} <command> [options]`, '', 'commands:'];
   for (const [name, load] of Object.entries(commands)) {
     const summary = await load().then((m) => m.summary, () => '(not available)');
     lines.push(`  ${name.padEnd(8)} ${summary}`);
   }
-  lines.push('', 'Run `tonwatch <command> --help` for its options.');
+  lines.push('', `Run \`${PROGRAM} <command> --help\` for its options.`);
   lines.push('Commands that talk to a running server (devnet, apps, chain) find it with --url, else $TONWATCH_URL,');
   lines.push('else at http://127.0.0.1:$PORT, PORT as `tonwatch serve` reads it (environment, TONWATCH_CONFIG; default 8080).');
   return lines.join('\n');

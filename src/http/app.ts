@@ -2,8 +2,9 @@
 // the OpenAPI document at /docs, /healthz, /readyz, /metrics, API-key auth and the admin key API.
 // Components register their routes as encapsulated plugins. `buildApp` does not listen.
 import fs from 'node:fs';
+import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import { pino, type Logger } from 'pino';
@@ -56,6 +57,20 @@ export interface BuildAppOptions {
   defaultMetrics?: boolean;
   /** Longest a /readyz check may take before it counts as failed. Default 2000 ms. */
   healthTimeoutMs?: number;
+  /** A server that already listens (made with `httpServerOptions`): the app is built on it and does not listen itself. */
+  serverFactory?: FastifyServerFactory;
+}
+
+/** The HTTP server's limits: Node checks both timeouts every connectionsCheckingInterval; headers may not outlast the request. */
+export function httpServerOptions(config: Pick<AppConfig, 'headersTimeoutMs' | 'requestTimeoutMs'>): http.ServerOptions {
+  const requestTimeout = config.requestTimeoutMs;
+  const headersTimeout = Math.min(config.headersTimeoutMs, requestTimeout);
+  return {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    requestTimeout,
+    headersTimeout,
+    connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))),
+  };
 }
 
 export interface RegisteredRoute {
@@ -107,14 +122,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: config.bodyLimitBytes,
-    // Node checks both timeouts every connectionsCheckingInterval; headers may not outlast the request.
     requestTimeout: config.requestTimeoutMs,
-    http: {
-      maxHeaderSize: MAX_HEADER_BYTES,
-      requestTimeout: config.requestTimeoutMs,
-      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
-      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
-    },
+    http: httpServerOptions(config),
+    ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 256 },
     genReqId: () => randomBytes(8).toString('hex'),

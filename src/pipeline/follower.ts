@@ -78,7 +78,8 @@ export class Follower {
       // A source that cannot name its head yet (every liteserver down) does not stop the start: the loop asks again.
       await this.placeCursor().catch((err) => {
         this.lastError = (err as Error).message;
-        this.options.logger.warn({ err }, 'the follower waits for the chain source to name where to start');
+        // expected while every server is down: the reason, not a stack
+        this.options.logger.warn({ waiting: this.lastError }, 'the follower waits for the chain source to name where to start');
       });
     }
     await this.loadTraces();

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { buildApp } from '../http/app.js';
 import { devnetDataDir } from './chain.js';
 import { devnetComponentOf } from './devnet.js';
+import { ListenError, listenProblem } from './starting.js';
 
 export interface StandaloneDevnet {
   chain: DevnetChain;
@@ -37,7 +38,9 @@ export async function startStandaloneDevnet(config: Config, options: { logger?: 
     cleanup.push(() => chain.stop());
     const devnet = devnetComponentOf(chain, { ...config, devnetLiteserverPort: config.devnetLiteserverPort ?? 0 }, logger.child({ component: 'devnet' }));
     const app = await buildApp({ config, metrics: new Registry(), logger, components: [devnet] });
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch((err: NodeJS.ErrnoException) => {
+      throw new ListenError(listenProblem(err, config), { cause: err });
+    });
     cleanup.push(() => app.close());
     await devnet.start!();
     cleanup.push(() => devnet.stop!());

@@ -57,7 +57,7 @@ export function devnetComponentOf(
     },
     banner: () => liteserver ? [
       `  liteserver       ${liteserver.address.host}:${liteserver.address.port}  public key ${liteserver.publicKey.toString('base64')}`,
-      '  global config    tonwatch devnet global-config > devnet.global.config.json',
+      '  global config    npm run -s tonwatch -- devnet global-config > devnet.global.config.json',
     ] : [],
     health: async () => {
       const head = await chain.getMasterchainHead();

@@ -108,6 +108,13 @@ describe('liteserver report', () => {
     const report = liteserverHealth({ trust: fastTrust(), pool: pool.status(), lagBlocks: 3, lagSeconds: 30 });
     expect(report.ok).toBe(false);
     expect(report.problem).toMatch(/^no liteserver is ready/);
+    // no head either, and the source waits for the same reason (secure trust says nothing of its own): said once
+    const status = pool.status();
+    const headless = liteserverHealth({ trust: fastTrust({ head: null, level: 'secure' }), pool: status, waiting: status.reason, lagBlocks: null, lagSeconds: null });
+    expect(headless.problem).toBe(status.reason);
+    expect(String(headless.problem).match(/no liteserver is ready/g)).toHaveLength(1);
+    // each server named once, with its error
+    for (const s of servers) expect(String(headless.problem).split(`${s.host}:${s.port}`)).toHaveLength(2);
   });
 
   it('exports per-server heads, up, failures and disproven replies, and the trusted head and lag, at each scrape', async () => {

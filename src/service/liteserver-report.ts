@@ -31,7 +31,9 @@ export function liteserverHealth(status: LiteserverStatusView): HealthReport {
   if (trust.alarm) problems.push(`trust alarm: ${describeAlarm(trust.alarm)}`);
   if (!pool.ready) problems.push(pool.reason ?? 'no liteserver is connected');
   // A newer head waiting for a second opinion is a fact, not a failure, while one is believed.
-  if (!trust.head) problems.push(trust.waiting ?? status.waiting ?? 'no masterchain head is trusted yet');
+  const noHead = trust.waiting ?? status.waiting ?? 'no masterchain head is trusted yet';
+  // the source's reason is often the pool's own (every server down): say it once
+  if (!trust.head && !problems.includes(noHead)) problems.push(noHead);
   const proofs = new Map((trust.servers ?? []).map((r) => [r.server, r]));
   return {
     ok: problems.length === 0,

@@ -7,7 +7,7 @@ import type { Cell } from '@ton/core';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
-import { loadGlobalConfig, LiteserverConfigError, type LoadedGlobalConfig } from '../chain/liteserver/config.js';
+import { GlobalConfigUnreachableError, loadGlobalConfig, LiteserverConfigError, type LoadedGlobalConfig } from '../chain/liteserver/config.js';
 import type { LiteserverChain, LiteserverChainOptions, LiteserverStatus } from '../chain/liteserver/chain.js';
 import { jsonlRecorder } from '../chain/liteserver/transport/recording.js';
 import type { TrustLevel, TrustMemory } from '../chain/liteserver/trust/head-trust.js';
@@ -19,7 +19,8 @@ export async function loadLiteserverConfig(config: Pick<Config, 'liteserverConfi
   try {
     return await loadGlobalConfig({ source: config.liteserverConfig, network: config.network, dataDir: config.dataDir });
   } catch (err) {
-    if (err instanceof LiteserverConfigError) throw new ConfigError([{ setting: err.setting, message: err.message }]);
+    // an unreachable URL is not a wrong setting: it stays itself (the message still names the setting)
+    if (err instanceof LiteserverConfigError && !(err instanceof GlobalConfigUnreachableError)) throw new ConfigError([{ setting: err.setting, message: err.message }]);
     throw err;
   }
 }

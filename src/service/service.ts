@@ -21,7 +21,7 @@ import type { Config, Role } from '../config.js';
 import { storeOptions } from '../config.js';
 import { systemClock } from '../delivery/clock.js';
 import { DeliveryEngine, deliveryOptionsFromConfig, type DeliveryEngineOptions } from '../delivery/engine.js';
-import { buildApp, type App } from '../http/app.js';
+import { buildApp, httpServerOptions, type App } from '../http/app.js';
 import { checkChainIdentity, recordChainIdentity } from '../pipeline/chain-identity.js';
 import { Follower } from '../pipeline/follower.js';
 import { StoreTrustMemory } from '../pipeline/trust-memory.js';
@@ -51,6 +51,8 @@ export interface StartServiceOptions {
   components: readonly ComponentEntry[];
   /** The delivery engine's clock and host resolver (tests of retries and address checks). */
   delivery?: Pick<DeliveryEngineOptions, 'clock' | 'resolve'>;
+  /** Told as soon as the admin key is stored: the rest of a start may wait long for the chain (liteservers down). */
+  onAdminKey?: (adminKey: AdminKeyResult) => void;
 }
 
 export interface RunningService {
@@ -103,11 +105,13 @@ export async function startService(config: Config, options: StartServiceOptions)
     });
     if (applied.length) logger.info({ migrations: applied, store: store.description }, 'store migrated');
     for (const k of adminKey.revoked) logger.warn({ keyId: k.id }, revokedAdminKeyLine(k));
+    options.onAdminKey?.(adminKey);
     await trustMemory.open();
     // The profile may wait for a believed head (a first secure start walks every key block since the init
     // block): meanwhile the port answers /healthz and /readyz with the chain's progress.
-    const starting = await listenWhileStarting({ host: config.host, port: config.port, chain: () => chain.health?.() });
-    cleanup.push(() => starting.close());
+    // The port stays open from here to the stop: the API is built on the same server and takes it over.
+    const servicePort = await listenWhileStarting({ host: config.host, port: config.port, http: httpServerOptions(config), chain: () => chain.health?.() });
+    cleanup.push(() => servicePort.close());
     const profile = await chain.profile();
 
     const metrics = new Registry();
@@ -188,6 +192,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       keys,
       // without the api role the server answers health and metrics only
       components: has('api') ? components : [],
+      serverFactory: servicePort.serverFactory,
       health: {
         // The network and the source's own facts (liteservers: servers, trust level, why it waits).
         chain: () => ({ ok: true, network: source.network, chain_id: source.identity().id, ...chain.health?.() }),
@@ -226,8 +231,8 @@ export async function startService(config: Config, options: StartServiceOptions)
       await delivery.stop().catch((err) => logger.error({ err }, 'delivery engine stop failed'));
     };
     app.addHook('preClose', stopComponents);
-    await starting.close();
-    await app.listen({ port: starting.port, host: config.host });
+    await app.ready();
+    servicePort.serveApp();
     cleanup.push(() => app.close());
     if (has('worker')) await delivery.start();
     for (const c of components) {
@@ -236,8 +241,7 @@ export async function startService(config: Config, options: StartServiceOptions)
     }
     if (has('follower')) await leadership.start();
 
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
+    const port = servicePort.port;
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     logger.info({ url, chain: source.network, store: store.description, dataDir: path.resolve(config.dataDir), roles: config.roles, cluster: config.cluster }, 'tonwatch listening');

@@ -51,9 +51,20 @@ export function tables<T>(store: Store): Kysely<T> {
   return store.db as unknown as Kysely<T>;
 }
 
+/** PostgreSQL could not be reached at start; the message names DATABASE_URL (without its password). */
+export class StoreUnreachableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreUnreachableError';
+  }
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
-    return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10);
+    const url = options.databaseUrl;
+    return openPostgres(url, options.pgSchema, options.pgPoolSize ?? 10).catch((err: unknown) => {
+      throw connectError(url, err);
+    });
   }
   return openSqlite(options.sqlitePath ?? ':memory:', options.checkpoints);
 }
@@ -136,6 +147,21 @@ function startCheckpointer(database: Database.Database, file: string, timing?: S
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
+/** A failure of the first connection (or of the server's first answer) as DATABASE_URL's; other errors unchanged. */
+function connectError(url: string, err: unknown): unknown {
+  // pg reports a refused localhost (IPv4 and IPv6) as an AggregateError with an empty message
+  const e = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[]; severity?: string };
+  const code = e.code ?? e.errors?.[0]?.code;
+  if (!code) return err;
+  const at = `DATABASE_URL: ${redactUrl(url)}`;
+  // the server answered, and refused (a password, a database that does not exist, a permission)
+  if (e.severity) return new StoreUnreachableError(`${at}: PostgreSQL says: ${e.message}`, { cause: err });
+  const reason = code === 'ECONNREFUSED' ? 'the connection was refused (is PostgreSQL running there?)' : code === 'ENOTFOUND' ? 'its host name does not resolve' : e.message || code;
+  return new StoreUnreachableError(`${at}: cannot connect to PostgreSQL: ${reason}`, { cause: err });
+}
+
+const redactUrl = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@');
+
 async function openPostgres(url: string, schema: string | undefined, max: number): Promise<Store> {
   if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name: ${schema}`);
   if (schema) {
@@ -168,7 +194,7 @@ async function openPostgres(url: string, schema: string | undefined, max: number
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
-  const safe = url.replace(/\/\/[^@/]*@/, '//***@');
+  const safe = redactUrl(url);
   return {
     dialect: 'postgres',
     db,

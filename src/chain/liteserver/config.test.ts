@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LiteserverConfigError, TRUST_ANCHORS, ipFromInt32, loadGlobalConfig, networkOf, parseGlobalConfig } from './config.js';
+import { freePort } from '../../../test/support/ports.js';
+import { GlobalConfigUnreachableError, LiteserverConfigError, TRUST_ANCHORS, ipFromInt32, loadGlobalConfig, networkOf, parseGlobalConfig } from './config.js';
 
 // Entries in the shape of ton.org's global.config.json (two real mainnet liteserver entries and the
 // mainnet `validator` section as published; the dht section is left out).
@@ -92,10 +93,21 @@ describe('global.config.json', () => {
     expect(second.fromCache).toBe(true);
     expect(second.origin).toMatch(new RegExp(`^${join(dir, 'liteserver')}/global-config-[0-9a-f]{16}\\.json$`));
     expect(second.liteservers).toEqual(first.liteservers);
-    // Nothing cached for testnet: the error names the setting, the URL and why.
-    await expect(loadGlobalConfig({ network: 'testnet', dataDir: dir, urls: { testnet: `${url}?testnet` } })).rejects.toThrow(
-      /^TONWATCH_NETWORK: cannot fetch http:\/\/127\.0\.0\.1:\d+\/global\.config\.json\?testnet \(HTTP 503\) and there is no cached copy at /,
+    // Nothing cached for testnet: the error names the setting, the network, the URL and why, and what to set instead.
+    const err = await loadGlobalConfig({ network: 'testnet', dataDir: dir, urls: { testnet: `${url}?testnet` } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GlobalConfigUnreachableError);
+    expect((err as Error).message).toMatch(
+      /^TONWATCH_NETWORK: cannot fetch testnet's official config from http:\/\/127\.0\.0\.1:\d+\/global\.config\.json\?testnet \(HTTP 503\) and there is no cached copy at .*: check that this machine reaches it, set TONWATCH_NETWORK \(mainnet, testnet; mainnet when unset\) to another network, or TONWATCH_LITESERVER_CONFIG to a global\.config\.json file or URL$/,
     );
+  });
+
+  it('an official config URL on a closed port: the network it tried, the connection error, and the settings to change', async () => {
+    const closed = await freePort();
+    const err = await loadGlobalConfig({ network: 'mainnet', dataDir: join(dir, 'fresh'), urls: { mainnet: `http://127.0.0.1:${closed}/global.config.json` } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GlobalConfigUnreachableError);
+    expect(err).toMatchObject({ setting: 'TONWATCH_NETWORK' });
+    expect((err as Error).message).toContain(`TONWATCH_NETWORK: cannot fetch mainnet's official config from http://127.0.0.1:${closed}/global.config.json (fetch failed: ECONNREFUSED)`);
+    expect((err as Error).message).toContain('TONWATCH_LITESERVER_CONFIG');
   });
 
   it('refuses a config of the wrong network and a wrong TONWATCH_NETWORK', async () => {

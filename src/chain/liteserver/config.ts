@@ -67,13 +67,18 @@ export const TRUST_ANCHORS: Record<NetworkName, TrustAnchor & { source: string }
 
 /** A configuration problem; `setting` is the environment variable the user should look at. */
 export class LiteserverConfigError extends Error {
-  override readonly name = 'LiteserverConfigError';
+  override readonly name: string = 'LiteserverConfigError';
   constructor(
     readonly setting: 'TONWATCH_LITESERVER_CONFIG' | 'TONWATCH_NETWORK',
     detail: string,
   ) {
     super(`${setting}: ${detail}`);
   }
+}
+
+/** The config's URL could not be fetched and no copy is cached: the network is at fault, not the settings. */
+export class GlobalConfigUnreachableError extends LiteserverConfigError {
+  override readonly name = 'GlobalConfigUnreachableError';
 }
 
 /** Dotted IPv4 of the signed int32 a global config stores (84478511 → 5.9.10.47). */
@@ -218,13 +223,19 @@ export async function loadGlobalConfig(options: LoadGlobalConfigOptions): Promis
     return loaded;
   } catch (e) {
     if (e instanceof LiteserverConfigError) throw e; // fetched but wrong: the cache must not hide that
-    fetchError = (e as Error).message;
+    // fetch's own message is "fetch failed": the cause says why (ECONNREFUSED, ENOTFOUND…)
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    fetchError = cause?.code || cause?.message ? `${(e as Error).message}: ${cause.code ?? cause.message}` : (e as Error).message;
   }
   let cached: string;
   try {
     cached = await readFile(cacheFile, 'utf8');
   } catch {
-    throw new LiteserverConfigError(setting, `cannot fetch ${location} (${fetchError}) and there is no cached copy at ${cacheFile}`);
+    const what = expected ? `${expected}'s official config from ${location}` : location;
+    const instead = expected
+      ? `set TONWATCH_NETWORK (mainnet, testnet; mainnet when unset) to another network, or TONWATCH_LITESERVER_CONFIG to a global.config.json file or URL`
+      : 'or give TONWATCH_LITESERVER_CONFIG a global.config.json file instead';
+    throw new GlobalConfigUnreachableError(setting, `cannot fetch ${what} (${fetchError}) and there is no cached copy at ${cacheFile}: check that this machine reaches it, ${instead}`);
   }
   return finish(parse(cached, cacheFile), cacheFile, true);
 }

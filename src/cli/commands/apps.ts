@@ -2,10 +2,11 @@
 // (/api/v1/services/invoices/app…, docs/INVOICES.md) with the admin key. Human-readable output by
 // default, the server's JSON with --json.
 import { UsageError, callApi, lastOption, parseCommandLine, serverUrl, type CommandLine } from '../client.js';
+import { PROGRAM } from '../program.js';
 
 export const summary = 'invoicing applications of a running server: create, list, show, update, delete, token, webhooks';
 
-const HELP = `usage: tonwatch apps <command> [arguments] [options]
+const HELP = `usage: ${PROGRAM} apps <command> [arguments] [options]
 
 Manages invoicing applications through the API of a running tonwatch server (admin key).
 

@@ -6,10 +6,11 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../../config.js';
 import { UsageError, lastOption, parseCommandLine, serverUrl } from '../client.js';
+import { PROGRAM } from '../program.js';
 
 export const summary = 'show the followed network: liteservers with heads and latency, trust level, lag';
 
-const HELP = `usage: tonwatch chain info [options]
+const HELP = `usage: ${PROGRAM} chain info [options]
 
 Shows the network tonwatch follows: the chain source, each liteserver with its head, latency, failures
 and disproven replies, the trust level and the head it believes (secure: the trusted key block, a walk
@@ -124,11 +125,16 @@ async function direct(timeoutMs: number): Promise<{ chain: ChainReport; source: 
   }
   const { checkChainSettings } = await import('../../service/chain.js');
   const { createLiteserverChoice } = await import('../../service/liteserver.js');
+  const { GlobalConfigUnreachableError } = await import('../../chain/liteserver/config.js');
   let choice;
   try {
     checkChainSettings(config);
     choice = await createLiteserverChoice(config, pino({ level: 'silent' }));
   } catch (err) {
+    if (err instanceof GlobalConfigUnreachableError) {
+      console.error(`tonwatch chain: ${err.message}`);
+      return undefined;
+    }
     if (!(err instanceof ConfigError)) throw err;
     console.error(`tonwatch chain: invalid configuration\n${err.message}`);
     return undefined;
@@ -162,7 +168,9 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
   }
   if (follower) {
     const lag = follower.lagBlocks === null ? '' : `, lag ${follower.lagBlocks} blocks / ${follower.lagSeconds ?? '?'} s`;
-    lines.push(`follower   at ${follower.lastSeqno ?? '-'} of ${follower.headSeqno ?? '-'}${lag}${follower.error ? `; error: ${follower.error}` : ''}`);
+    // the follower's error is often the chain's own problem, which the last line gives: say it once
+    const error = !follower.error ? '' : chain.problem && follower.error.includes(chain.problem) ? '; waits for the chain source (see ready)' : `; error: ${follower.error}`;
+    lines.push(`follower   at ${follower.lastSeqno ?? '-'} of ${follower.headSeqno ?? '-'}${lag}${error}`);
   }
   if (chain.servers) {
     lines.push(`servers    ${chain.servers.length}`);
@@ -178,7 +186,7 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
       ];
       if (s.lagging_by) facts.push(`LAGGING ${s.lagging_by} blocks behind the best proven head`);
       if (s.demoted) facts.push('DEMOTED');
-      if (s.last_error) facts.push(`(${s.last_error})`);
+      if (s.last_error) facts.push(`(${s.last_error.replace(`liteserver ${s.server}: `, '')})`);
       lines.push(`  ${s.server.padEnd(width)}  ${facts.join(' ')}`);
     }
   } else {

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { beginCell, Cell } from '@ton/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTransactionCells } from '../../chain/decode/block.js';
+import { programName } from '../program.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const blocks = join(root, 'test/fixtures/mainnet/blocks');
@@ -90,6 +91,27 @@ describe('tonwatch decode', { timeout: 60_000 }, () => {
     }
   });
 
+  it('hex or base64 that is no BoC is called that, not an index error', async () => {
+    const hex = await decode('abcdef');
+    expect(hex.code).toBe(1);
+    expect(hex.stderr.trim()).toBe('tonwatch decode: not a BoC: a BoC starts with the bytes b5ee9c72 (or 68ff65f3, acc3a728); these 3 bytes start with abcdef');
+    // a BoC cut short after its magic: malformed, with the parser's reason
+    const cut = await decode(readFileSync(join(blocks, 'tongo-block-6.boc')).subarray(0, 40).toString('hex'));
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toMatch(/^tonwatch decode: not a BoC: truncated or malformed after its magic \(/);
+  });
+
+  it('prints opcodes in hex, as 0x0f8a7ea5', async () => {
+    const { code, stdout } = await decode(join(blocks, 'tongo-block-6.boc'));
+    expect(code).toBe(0);
+    const messages = JSON.parse(stdout).transactions.flatMap((t: { inMessage: unknown; outMessages: unknown[] }) => [t.inMessage, ...t.outMessages].filter(Boolean));
+    const opcodes = messages.map((m: { opcode: unknown }) => m.opcode).filter((op: unknown) => op !== null);
+    expect(opcodes.length).toBeGreaterThan(0);
+    for (const op of opcodes) expect(op).toMatch(/^0x[0-9a-f]{8}$/);
+    // the jetton transfers of this block: TEP-74's transfer opcode
+    expect(opcodes).toContain('0x0f8a7ea5');
+  });
+
   it('a BoC of something else is refused, saying what it is not', async () => {
     const other = beginCell().storeUint(0xcafe, 16).storeRef(beginCell().storeUint(1, 1)).endCell().toBoc().toString('base64');
     const { code, stderr } = await decode(other);
@@ -100,7 +122,8 @@ describe('tonwatch decode', { timeout: 60_000 }, () => {
   it('--help explains the command; a missing input is an error', async () => {
     const help = await decode('--help');
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/usage: tonwatch decode <file\|hex\|base64\|->/);
+    // the child inherits this environment: the program name it prints is the one computed from it
+    expect(help.stdout).toContain(`usage: ${programName(process.env, 'src/cli/main.ts')} decode <file|hex|base64|->`);
     const none = await decode();
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/expected exactly one input/);

@@ -5,14 +5,16 @@ import { Cell } from '@ton/core';
 import type { MessageModel, TransactionModel } from '../../chain/model.js';
 import { BLOCK_TAG, decodeBlock } from '../../chain/decode/block.js';
 import { decodeMessage } from '../../chain/decode/message.js';
+import { opHex } from '../../chain/decode/opcode.js';
 import { decodeTransaction } from '../../chain/decode/transaction.js';
+import { PROGRAM } from '../program.js';
 
 export const summary = 'decode a block, transaction or message BoC (file, hex or base64) to JSON';
 
-const HELP = `usage: tonwatch decode <file|hex|base64|-> [--summary]
+const HELP = `usage: ${PROGRAM} decode <file|hex|base64|-> [--summary]
 
 Decodes a BoC of a full Block (every transaction), a Transaction, or a Message and prints JSON with
-every decoded field. Amounts and lt are decimal strings. The input is a file (binary BoC, or a text
+every decoded field. Amounts and lt are decimal strings, opcodes hex (0x0f8a7ea5). The input is a file (binary BoC, or a text
 file holding hex/base64), '-' for standard input, or the hex/base64 text itself.
 
 options:
@@ -45,11 +47,15 @@ function readInput(arg: string): Buffer {
 }
 
 function parseBoc(bytes: Buffer): Cell {
+  const magic = bytes.subarray(0, 4).toString('hex');
+  if (!BOC_MAGICS.includes(magic)) {
+    throw new InputError(`not a BoC: a BoC starts with the bytes ${BOC_MAGICS[0]} (or ${BOC_MAGICS.slice(1).join(', ')}); these ${bytes.length} bytes start with ${magic || 'nothing'}`);
+  }
   let roots: Cell[];
   try {
     roots = Cell.fromBoc(bytes);
   } catch (err) {
-    throw new InputError(`not a BoC: ${(err as Error).message}`);
+    throw new InputError(`not a BoC: truncated or malformed after its magic (${(err as Error).message})`);
   }
   if (roots.length !== 1) throw new InputError(`the BoC has ${roots.length} roots; expected one block, transaction or message`);
   return roots[0]!;
@@ -122,8 +128,18 @@ function summarise(result: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
+/** bigint as decimal strings, opcodes as 0x0f8a7ea5 (as TON's tools and the webhook filters write them). */
 const json = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
+  JSON.stringify(
+    value,
+    (key, v: unknown) => {
+      if (typeof v === 'bigint') return v.toString();
+      if (key === 'opcode' && typeof v === 'number') return opHex(v);
+      if (key === 'opcodes' && Array.isArray(v)) return v.map((op) => (typeof op === 'number' ? opHex(op) : op));
+      return v;
+    },
+    2,
+  );
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {

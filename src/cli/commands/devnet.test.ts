@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openTestDevnet, serveControlApi, transactionsAfter, type TestDevnet } from '../../../test/support/devnet.js';
 import { runCli } from '../../../test/support/cli.js';
+import { PROGRAM } from '../program.js';
 import { run } from './devnet.js';
 
 let devnet: TestDevnet;
@@ -86,7 +87,7 @@ describe('tonwatch devnet', () => {
     const down = await cli('wallets', '--url', 'http://127.0.0.1:1');
     expect(down.code).toBe(1);
     expect(down.err).toContain('cannot reach tonwatch at http://127.0.0.1:1');
-    expect((await cli('--help')).out).toContain('usage: tonwatch devnet');
+    expect((await cli('--help')).out).toContain(`usage: ${PROGRAM} devnet`);
   });
 
   it('finds the server on the port the server chose: TONWATCH_URL, else PORT (environment or TONWATCH_CONFIG)', async () => {

@@ -2,10 +2,11 @@
 // (src/chain/devnet/http.ts). Human-readable output by default, the server's JSON with --json.
 import { fromNano, toNano } from '@ton/core';
 import { UsageError, callApi, lastOption, parseCommandLine, serverUrl, type CommandLine } from '../client.js';
+import { PROGRAM } from '../program.js';
 
 export const summary = 'drive the devnet of a running server (wallets, send, pay, block, validators, scenarios, global-config), or run one alone (serve)';
 
-const HELP = `usage: tonwatch devnet <command> [options]
+const HELP = `usage: ${PROGRAM} devnet <command> [options]
 
 Drives the embedded devnet of a running tonwatch server through its control API. Amounts are
 integers in minimal units (nanoton, jetton units); --ton takes TON with decimals instead.
@@ -21,9 +22,9 @@ commands:
   pay                  --from <wallet> --link <ton://transfer/...> [--ignore-expiry]
   block                produce a block now
   serve                run the devnet alone (blocks, liteserver, control API) in this process;
-                       see \`tonwatch devnet serve --help\`
+                       see \`${PROGRAM} devnet serve --help\`
   global-config        print a global.config.json for the devnet's liteserver (the server must run
-                       it: TONWATCH_DEVNET_LITESERVER_PORT, or \`tonwatch devnet serve\`)
+                       it: TONWATCH_DEVNET_LITESERVER_PORT, or \`${PROGRAM} devnet serve\`)
   validators           the validator set that signs masterchain blocks
   rotate-validators    a new validator set: the next masterchain block is the key block naming it
   bounce               --from <wallet> [--to <address without code>] [--amount <nanoton>]

@@ -9,13 +9,14 @@ import { keyJson } from '../../http/admin-keys.js';
 import { openStore } from '../../store/db.js';
 import { allMigrations } from '../../components.js';
 import { migrate } from '../../store/migrate.js';
+import { PROGRAM } from '../program.js';
 
 export const summary = 'create, list and revoke API keys (works while the server is down)';
 
 const USAGE = `usage:
-  tonwatch keys create --name <name> --scope <scope> [--scope <scope> …] [--owner-ref <ref>] [--json]
-  tonwatch keys list [--owner-ref <ref>] [--active] [--json]
-  tonwatch keys revoke <id> [--json]
+  ${PROGRAM} keys create --name <name> --scope <scope> [--scope <scope> …] [--owner-ref <ref>] [--json]
+  ${PROGRAM} keys list [--owner-ref <ref>] [--active] [--json]
+  ${PROGRAM} keys revoke <id> [--json]
 
 scopes:
 ${SCOPES.map((s) => `  ${s.padEnd(10)} ${SCOPE_DESCRIPTIONS[s]}`).join('\n')}

@@ -174,7 +174,9 @@ export class LitePool implements LiteTransport {
     }));
     const ready = this.members.some((m) => m.state === 'up' && m.head);
     if (ready) return { ready, servers };
-    const why = servers.map((s) => `${s.server} ${s.state}${s.lastError ? `: ${s.lastError}` : ''}`).join('; ');
+    // an error that starts with its server's name (the transport's) does not repeat it
+    const error = (s: ServerStatus) => s.lastError?.replace(`liteserver ${s.server}: `, '');
+    const why = servers.map((s) => `${s.server} ${s.state}${s.lastError ? `: ${error(s)}` : ''}`).join('; ');
     return { ready, reason: `no liteserver is ready (${why})`, servers };
   }
 
