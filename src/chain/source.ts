@@ -48,7 +48,7 @@ export interface NonFinalBlock {
   id: BlockId;
   genUtime: number;
   signed: boolean;
-  /** Its transactions in lt order, located in this block (mcSeqno: the newest committed masterchain seqno). */
+  /** Its transactions in lt order, located in this block (mcSeqno: the masterchain block expected to commit it). */
   transactions: TransactionModel[];
 }
 
