@@ -263,7 +263,13 @@ export class FinalityTracker {
 
 /** The trace a transaction starts: its inbound external message's normalised hash, else null. */
 function traceOf(tx: TransactionModel): HashHex | null {
-  return tx.inMessage ? normalizedHashOfModel(tx.inMessage) : null;
+  if (!tx.inMessage) return null;
+  try {
+    return normalizedHashOfModel(tx.inMessage);
+  } catch {
+    // a body the source could not give as a BoC (synthetic chains): not a trace this tracker can key
+    return null;
+  }
 }
 
 function blockKey(id: { workchain: number; shard: string; seqno: number }): string {
