@@ -97,6 +97,34 @@ describe('finality levels on the devnet', () => {
     await svc.settle();
   });
 
+  it('a candidate that loses: its confirmed trace invalidated, the winning block\'s trace finalized', async () => {
+    const armed = await svc.api('/devnet/candidates/lose', { method: 'POST' });
+    expect(await armed.json()).toEqual({ armed: true });
+    const hashes: string[] = [];
+    for (const [from, to] of [['alice', 'carol'], ['dave', 'bob']] as const) {
+      const res = await svc.api('/devnet/send', { method: 'POST', json: { from, to, amount: '2000000', comment: `candidate ${from}` } });
+      hashes.push(((await res.json()) as { message_hash: string }).message_hash);
+    }
+    const [victim, survivor] = hashes.map((h) => seen.events.find((e) => e.messageHash === h)!.trace) as [string, string];
+    const seqno = await svc.produceBlock();
+    await seen.until(() => seen.of(victim).some((e) => e.finality === 'invalidated') && seen.of(survivor).some((e) => e.finality === 'finalized'));
+    const lost = seen.of(victim);
+    expect(lost.map((e) => e.finality)).toEqual(['pending', 'confirmed', 'invalidated']);
+    const confirmedIn = (lost[1] as Extract<ProvisionalEvent, { finality: 'confirmed' }>).block;
+    expect(lost[2]).toMatchObject({ reason: 'candidate_lost', from: 'confirmed' });
+    // the masterchain committed another block for that shard and seqno, with the survivor and without the victim
+    const block = (await svc.source.getFinalizedBlock(seqno))!;
+    const winner = block.shards.find((s) => s.workchain === confirmedIn.workchain && s.seqno === confirmedIn.seqno)!;
+    expect(winner.rootHash).not.toBe(confirmedIn.rootHash);
+    expect(block.transactions.map((t) => t.inMessage?.hash)).not.toContain(hashes[0]);
+    expect(block.transactions.map((t) => t.inMessage?.hash)).toContain(hashes[1]);
+    expect(seen.of(survivor).map((e) => e.finality)).toEqual(['pending', 'confirmed', 'finalized']);
+    // nothing of the victim ever lands
+    await svc.settle();
+    expect(seen.of(victim)).toHaveLength(3);
+    expect(await (svc.source as DevnetChain).getPendingMessages()).toEqual([]);
+  });
+
   it('a provisional trace never outlives its bound: unfinalized, it is invalidated as expired', async () => {
     const res = await svc.api('/devnet/send', { method: 'POST', json: { from: 'bob', to: 'alice', amount: '1000000', comment: 'left waiting' } });
     const { message_hash: messageHash } = (await res.json()) as { message_hash: string };

@@ -63,6 +63,10 @@ interface StagedTick {
   rotate: boolean;
   /** The newest mempool row the tick executed. */
   mempoolThrough: number;
+  /** Test mode: this candidate loses to another block (replaceLosingCandidate). */
+  loses: boolean;
+  messages: QueuedMessage[];
+  wallClockSeconds: number;
 }
 
 /** The genesis step (genesis.ts): runs before the block timer starts and says who is who. */
@@ -86,6 +90,7 @@ export class DevnetChain implements ChainSource {
   /** Real blocks' builder and the tops it links to; null until block 1 (it starts from the zero state). */
   private ledger: DevnetLedger | null = null;
   private rotationRequested = false;
+  private candidateLoses = false;
   private readonly headListeners = new Set<(seqno: number) => void>();
   private readonly pendingListeners = new Set<(message: PendingMessage) => void>();
   private readonly nonFinalListeners = new Set<(block: NonFinalBlock) => void>();
@@ -240,32 +245,53 @@ export class DevnetChain implements ChainSource {
     const run = this.production.then(async () => {
       const staged = await this.exclusive(() => this.stage());
       if (this.confirmationLagMs > 0) await new Promise((resolve) => setTimeout(resolve, this.confirmationLagMs));
-      return this.exclusive(() => this.seal(staged));
+      return this.exclusive(async () => this.seal(staged.loses ? await this.replaceLosingCandidate(staged) : staged));
     });
     this.production = run.catch(() => undefined);
     return run;
   }
 
   private async stage(): Promise<StagedTick> {
-    const { emulator } = this.ready();
     const wallClockSeconds = Math.floor(this.clock() / 1000);
     // block 1 starts from the zero state: the accounts written before it (genesis), at this time
     const ledger = this.ledger ?? DevnetLedger.genesis(this.committed.entries(), Math.max(this.counters.utime, wallClockSeconds), this.storedEpoch());
     const rotate = this.rotationRequested;
     const mempoolThrough = this.mempool.lastSeq();
-    const tick = await produceTick({
-      emulator,
-      committed: this.committed,
-      counters: this.counters,
-      messages: [...this.inflight, ...this.mempool.messages(mempoolThrough)],
-      wallClockSeconds,
-      ledger,
-      rotateValidators: rotate,
-    });
+    const messages = [...this.inflight, ...this.mempool.messages(mempoolThrough)];
+    const tick = await this.build(messages, ledger, rotate, wallClockSeconds);
+    this.showNonFinal(tick);
+    const loses = this.candidateLoses && messages.some((m) => m.external);
+    if (loses) this.candidateLoses = false;
+    return { tick, ledger, rotate, mempoolThrough, loses, messages, wallClockSeconds };
+  }
+
+  private build(messages: QueuedMessage[], ledger: DevnetLedger, rotate: boolean, wallClockSeconds: number): Promise<ProducedTick> {
+    return produceTick({ emulator: this.ready().emulator, committed: this.committed, counters: this.counters, messages, wallClockSeconds, ledger, rotateValidators: rotate });
+  }
+
+  /** Tells non-final listeners of the tick's shard block: signed, not yet committed. */
+  private showNonFinal(tick: ProducedTick): void {
     const shardTransactions = tick.transactions.filter((t) => t.block.workchain !== -1).map((t) => decodeStored(toStored(t)));
-    const { mcSeqno: _mc, ...id } = tick.shard;
-    this.tell(this.nonFinalListeners, { id: { workchain: id.workchain, shard: id.shard, seqno: id.seqno, rootHash: id.rootHash, fileHash: id.fileHash }, genUtime: id.genUtime, signed: true, transactions: shardTransactions }, 'non-final block');
-    return { tick, ledger, rotate, mempoolThrough };
+    const { workchain, shard, seqno, rootHash, fileHash, genUtime } = tick.shard;
+    this.tell(this.nonFinalListeners, { id: { workchain, shard, seqno, rootHash, fileHash }, genUtime, signed: true, transactions: shardTransactions }, 'non-final block');
+  }
+
+  /**
+   * Test mode (`loseNextCandidate`): the shown candidate loses to another block for the same shard and
+   * seqno, made without its first external message, which is forgotten (its trace never happens).
+   */
+  private async replaceLosingCandidate(staged: StagedTick): Promise<StagedTick> {
+    const victim = staged.messages.find((m) => m.external)!;
+    const tick = await this.build(staged.messages.filter((m) => m !== victim), staged.ledger, staged.rotate, staged.wallClockSeconds);
+    this.warn(`test mode: the candidate ${staged.tick.shard.rootHash} lost to ${tick.shard.rootHash}; message ${victim.hash} is forgotten`);
+    this.showNonFinal(tick);
+    return { ...staged, tick, loses: false };
+  }
+
+  /** Test mode: the next tick's shard candidate (one with an external message) loses to another block. */
+  loseNextCandidate(): void {
+    this.ready();
+    this.candidateLoses = true;
   }
 
   private async seal({ tick, ledger, rotate, mempoolThrough }: StagedTick): Promise<BlockHeader> {
