@@ -50,6 +50,8 @@ export interface NonFinalBlock {
   signed: boolean;
   /** Its transactions in lt order, located in this block (mcSeqno: the masterchain block expected to commit it). */
   transactions: TransactionModel[];
+  /** The block's BoC, when the source has it (its root hash and sha256 are the id's). */
+  boc?: Buffer;
 }
 
 /** An external message a source knows will not land: it left the mempool without a transaction. */
@@ -120,6 +122,8 @@ export interface ChainSource {
    * (docs/FINALITY.md). Absent on sources that see finalized blocks only. Returns an unsubscribe function.
    */
   onNonFinalBlock?(listener: (block: NonFinalBlock) => void): () => void;
+  /** For sources that learn it from their servers: true when non-final blocks come, false when refused, null not known yet. */
+  nonFinalSupported?(): boolean | null;
   /** Calls `listener` for every external message the source dropped without a transaction. */
   onMessageDropped?(listener: (message: DroppedMessage) => void): () => void;
 }

@@ -217,13 +217,19 @@ export async function startService(config: Config, options: StartServiceOptions)
       health: {
         // The network and the source's own facts (liteservers: servers, trust level, why it waits).
         chain: () => ({ ok: true, network: source.network, chain_id: source.identity().id, ...chain.health?.() }),
-        // Which levels this process tracks: finalized only when off or when the source shows no non-final blocks.
-        finality: () => ({
-          ok: true,
-          levels: !finality ? ['finalized'] : finalityFeed?.status().confirmed === false ? ['pending', 'finalized'] : ['pending', 'confirmed', 'finalized'],
-          ...(finality ? { traces_in_flight: finality.inFlight().length, max_age_seconds: config.provisionalMaxAgeSeconds } : { provisional: 'off (TONWATCH_PROVISIONAL=false)' }),
-          ...(finality && source.onNonFinalBlock === undefined ? { confirmed: `the ${source.network} chain source shows no non-final blocks: confirmed is skipped` } : {}),
-        }),
+        // Which levels this process tracks: finalized only when off; no confirmed when the source shows no non-final blocks.
+        finality: () => {
+          if (!finality) return { ok: true, levels: ['finalized'], provisional: 'off (TONWATCH_PROVISIONAL=false)' };
+          const nonFinal = source.onNonFinalBlock === undefined ? false : (source.nonFinalSupported?.() ?? true);
+          return {
+            ok: true,
+            levels: nonFinal === false ? ['pending', 'finalized'] : ['pending', 'confirmed', 'finalized'],
+            traces_in_flight: finality.inFlight().length,
+            max_age_seconds: config.provisionalMaxAgeSeconds,
+            ...(nonFinal === false ? { confirmed: `the ${source.network} chain source shows no non-final blocks: confirmed is skipped` } : {}),
+            ...(nonFinal === null ? { confirmed: 'not known yet: no liteserver has answered liteServer.nonfinal.getPendingShardBlocks' } : {}),
+          };
+        },
         store: async () => {
           await sql`select 1`.execute(store.db);
           return { ok: true, dialect: store.dialect };

@@ -273,7 +273,8 @@ export class DevnetChain implements ChainSource {
   private showNonFinal(tick: ProducedTick): void {
     const shardTransactions = tick.transactions.filter((t) => t.block.workchain !== -1).map((t) => decodeStored(toStored(t)));
     const { workchain, shard, seqno, rootHash, fileHash, genUtime } = tick.shard;
-    this.tell(this.nonFinalListeners, { id: { workchain, shard, seqno, rootHash, fileHash }, genUtime, signed: true, transactions: shardTransactions }, 'non-final block');
+    const block = { id: { workchain, shard, seqno, rootHash, fileHash }, genUtime, signed: true, transactions: shardTransactions, boc: tick.sealed.shard.boc };
+    this.tell(this.nonFinalListeners, block, 'non-final block');
   }
 
   /**
