@@ -189,7 +189,7 @@ export const settings = {
     max: 59_999,
     defaultDoc: 'half of TONWATCH_BLOCK_INTERVAL_MS (0 with manual blocks)',
     default: (r) => (r.devnetManualBlocks ? 0 : Math.floor((r.blockIntervalMs as number) / 2)),
-    doc: 'Devnet: how long each shard block is shown as a signed non-final block (the `confirmed` level) before the masterchain block that commits it; below the block interval.',
+    doc: 'Devnet: how long each shard block is shown as a signed non-final block (the `confirmed` level) before the masterchain block that commits it; below TONWATCH_BLOCK_INTERVAL_MS with timed blocks.',
   }),
   provisional: bool({
     env: 'TONWATCH_PROVISIONAL',
