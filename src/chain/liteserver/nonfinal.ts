@@ -64,7 +64,8 @@ export class NonFinalPoller {
     if (this.polling) return;
     this.polling = true;
     try {
-      const pending = await this.pool.query('getPendingShardBlocks', { mode: 0 });
+      // a server without the method answers with an error: its answer, not a failure of the server
+      const pending = await this.pool.query('getPendingShardBlocks', { mode: 0 }, { refusalIsAnswer: true });
       this.refusals = 0;
       if (this.state.state === 'unknown') this.state.state = 'supported';
       for (const [ids, signed] of [[pending.signedBlocks, true], [pending.candidates, false]] as const) {
