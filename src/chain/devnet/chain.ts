@@ -242,10 +242,11 @@ export class DevnetChain implements ChainSource {
    * `confirmationLagMs` the masterchain block that commits it; resolves with that masterchain header.
    * Messages sent meanwhile wait in the mempool for the next tick, as on a real chain.
    */
-  produceBlock(): Promise<BlockHeader> {
+  produceBlock(options: { confirmationLagMs?: number } = {}): Promise<BlockHeader> {
+    const lag = options.confirmationLagMs ?? this.confirmationLagMs;
     const run = this.production.then(async () => {
       const staged = await this.exclusive(() => this.stage());
-      if (this.confirmationLagMs > 0) await new Promise((resolve) => setTimeout(resolve, this.confirmationLagMs));
+      if (lag > 0) await new Promise((resolve) => setTimeout(resolve, lag));
       return this.exclusive(async () => this.seal(staged.loses ? await this.replaceLosingCandidate(staged) : staged));
     });
     this.production = run.catch(() => undefined);
