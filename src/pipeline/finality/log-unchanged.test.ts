@@ -99,6 +99,7 @@ describe('the finalized log with provisional tracking on and off', () => {
 
   it('is identical on the devnet, whatever is sent (transfers, competing seqnos) between blocks', async () => {
     const names = ['alice', 'bob', 'carol', 'dave'];
+    let competitions = 0;
     const action = fc.oneof(
       fc.record({ kind: fc.constant('send' as const), from: fc.integer({ min: 0, max: 3 }), to: fc.integer({ min: 0, max: 3 }) }),
       fc.record({ kind: fc.constant('compete' as const), from: fc.integer({ min: 0, max: 3 }) }),
@@ -120,7 +121,8 @@ describe('the finalized log with provisional tracking on and off', () => {
               const wallet = devnet.directory.wallets.find((w) => w.name === names[a.from])!;
               const data = (await chain.getAccountState(wallet.id)).data;
               const seqno = walletSeqno(wallet.version, data === null ? null : Cell.fromBase64(data));
-              for (const comment of ['one', 'two']) {
+              // distinct bodies: the same competing pair twice within a second would be one message (a duplicate)
+              for (const comment of [`one ${++competitions}`, `two ${competitions}`]) {
                 const cell = await signedTransfer(wallet, { seqno, now: chain.now(), messages: [internal({ to: wallet.address, value: 1n, body: comment })] });
                 await chain.sendExternalMessage(cell.toBoc());
               }
