@@ -183,6 +183,26 @@ export const settings = {
     default: false,
     doc: 'Devnet: produce blocks only on `POST /devnet/blocks` (deterministic tests) instead of every TONWATCH_BLOCK_INTERVAL_MS.',
   }),
+  devnetConfirmationLagMs: int({
+    env: 'TONWATCH_DEVNET_CONFIRMATION_LAG_MS',
+    min: 0,
+    max: 59_999,
+    defaultDoc: 'half of TONWATCH_BLOCK_INTERVAL_MS (0 with manual blocks)',
+    default: (r) => (r.devnetManualBlocks ? 0 : Math.floor((r.blockIntervalMs as number) / 2)),
+    doc: 'Devnet: how long each shard block is shown as a signed non-final block (the `confirmed` level) before the masterchain block that commits it; below TONWATCH_BLOCK_INTERVAL_MS with timed blocks.',
+  }),
+  provisional: bool({
+    env: 'TONWATCH_PROVISIONAL',
+    default: true,
+    doc: 'Track finality levels before finalized: each external message\'s trace pending, confirmed, then finalized or invalidated (docs/FINALITY.md). Off: finalized only. The event log is the same either way.',
+  }),
+  provisionalMaxAgeSeconds: int({
+    env: 'TONWATCH_PROVISIONAL_MAX_AGE_SECONDS',
+    min: 1,
+    max: 86_400,
+    default: 300,
+    doc: 'Bound on a trace\'s provisional life: one neither finalized nor invalidated this long after it was first seen is invalidated with reason `expired`.',
+  }),
   devnetControl: oneOf({
     env: 'TONWATCH_DEVNET_CONTROL',
     values: ['local', 'key', 'open'] as const,

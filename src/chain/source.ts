@@ -6,6 +6,7 @@ import type {
   AccountId,
   AccountState,
   BlockHeader,
+  BlockId,
   FinalizedBlock,
   HashHex,
   PendingMessage,
@@ -36,6 +37,29 @@ export interface EmulationResult {
   involvedAccounts: AccountId[];
   /** Emulated transactions in execution order (not on chain). */
   transactions: TransactionModel[];
+}
+
+/**
+ * A shard block the masterchain has not committed yet: `signed` when the shard's validators accepted
+ * it (`signed_blocks` of liteServer.nonfinal.getPendingShardBlocks), else a candidate. Its contents match
+ * its id; that the masterchain will commit it is not proven (docs/FINALITY.md).
+ */
+export interface NonFinalBlock {
+  id: BlockId;
+  genUtime: number;
+  signed: boolean;
+  /** Its transactions in lt order, located in this block (mcSeqno: the masterchain block expected to commit it). */
+  transactions: TransactionModel[];
+  /** The block's BoC, when the source has it (its root hash and sha256 are the id's). */
+  boc?: Buffer;
+}
+
+/** An external message a source knows will not land: it left the mempool without a transaction. */
+export interface DroppedMessage {
+  hash: HashHex;
+  /** The Message BoC, standard base64 (for the normalised hash). */
+  boc: string;
+  reason: string;
 }
 
 /** Thrown for a request the chain refuses (bad message, wallet would reject): safe to show to users. */
@@ -92,4 +116,14 @@ export interface ChainSource {
   getPendingMessages(): Promise<PendingMessage[]>;
   /** Calls `listener` once for every message entering the mempool. Returns an unsubscribe function. */
   onPendingMessage(listener: (message: PendingMessage) => void): () => void;
+
+  /**
+   * Calls `listener` with every shard block this source sees before the masterchain commits it
+   * (docs/FINALITY.md). Absent on sources that see finalized blocks only. Returns an unsubscribe function.
+   */
+  onNonFinalBlock?(listener: (block: NonFinalBlock) => void): () => void;
+  /** For sources that learn it from their servers: true when non-final blocks come, false when refused, null not known yet. */
+  nonFinalSupported?(): boolean | null;
+  /** Calls `listener` for every external message the source dropped without a transaction. */
+  onMessageDropped?(listener: (message: DroppedMessage) => void): () => void;
 }

@@ -34,6 +34,8 @@ export interface FollowerOptions {
   pruneIntervalMs?: number;
   maxTraceAgeBlocks?: number;
   now?: () => number;
+  /** Told of each block once its events have committed (the finality tracker's `finalized`); never changes what is appended. */
+  onFinalized?: (block: FinalizedBlock) => void;
 }
 
 /** Retries after a failed step back off from this to FAILURE_BACKOFF_MAX_MS, so a store outage is not a busy loop. */
@@ -266,6 +268,11 @@ export class Follower {
     this.lastSeqno = seqno;
     this.lastGenUtime = block.masterchain.genUtime;
     this.options.metrics?.appended(batch, performance.now() - started, this.status());
+    try {
+      this.options.onFinalized?.(block);
+    } catch (err) {
+      this.options.logger.warn({ err, seqno }, 'a finalized-block listener threw');
+    }
     for (const waiter of this.seqnoWaiters) {
       if (seqno >= waiter.seqno) {
         this.seqnoWaiters.delete(waiter);

@@ -49,6 +49,7 @@ export async function createChainSource(config: Config, logger: Logger, options:
       const chain = createDevnetChain({
         dataDir: devnetDataDir(config),
         blockIntervalMs: config.blockIntervalMs,
+        confirmationLagMs: config.devnetConfirmationLagMs,
         manual: config.devnetManualBlocks,
         onWarning: (message) => logger.warn({ component: 'devnet' }, message),
       });

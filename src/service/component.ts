@@ -1,5 +1,6 @@
 // How a component (streaming, webhooks, invoices, indexer, devnet control) plugs into the service.
 // Components talk to each other only through the event log and the store.
+import type { FinalityTracker } from '../pipeline/finality/tracker.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { NetworkProfile } from '../chain/profile.js';
@@ -30,6 +31,11 @@ export interface ServiceContext {
   cluster?: ClusterView;
   /** Announces changes to what components keep in memory to the other processes of a cluster. */
   changes?: ChangeFeed;
+  /**
+   * The finality levels of traces in flight (pending, confirmed, then finalized or invalidated), observed
+   * in process; null when TONWATCH_PROVISIONAL is off. Fed only while this process leads the follower role.
+   */
+  finality?: FinalityTracker | null;
 }
 
 export interface ClusterView {

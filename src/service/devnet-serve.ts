@@ -26,6 +26,7 @@ export async function startStandaloneDevnet(config: Config, options: { logger?: 
   const chain = createDevnetChain({
     dataDir: devnetDataDir(config),
     blockIntervalMs: config.blockIntervalMs,
+        confirmationLagMs: config.devnetConfirmationLagMs,
     manual: config.devnetManualBlocks,
     onWarning: (message) => logger.warn({ component: 'devnet' }, message),
   });

@@ -5,6 +5,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { HealthReport } from '../http/health.js';
 import type { BlockIdExt } from '../chain/liteserver/tl/lite-api.js';
+import type { NonFinalStatus } from '../chain/liteserver/nonfinal.js';
 import type { PoolStatus, ServerCounters } from '../chain/liteserver/transport/pool.js';
 import { describeAlarm, type ServerTrustReport, type TrustStatus } from '../chain/liteserver/trust/head-trust.js';
 
@@ -19,6 +20,8 @@ export interface LiteserverStatusView {
   lagSeconds: number | null;
   /** Why the source cannot serve now, or null. */
   waiting?: string | null;
+  /** Non-final shard blocks: whether the servers serve them (else finalized only, and why). */
+  nonFinal?: NonFinalStatus;
 }
 
 const blockRef = (id: BlockIdExt | null | undefined) =>
@@ -56,6 +59,7 @@ export function liteserverHealth(status: LiteserverStatusView): HealthReport {
     waiting: status.waiting ?? null,
     lag_blocks: status.lagBlocks,
     lag_seconds: status.lagSeconds,
+    ...(status.nonFinal ? { non_final: status.nonFinal } : {}),
     servers: pool.servers.map((s) => ({
       server: s.server,
       state: s.state,

@@ -24,6 +24,9 @@ import { DeliveryEngine, deliveryOptionsFromConfig, type DeliveryEngineOptions }
 import { buildApp, httpServerOptions, type App } from '../http/app.js';
 import { checkChainIdentity, recordChainIdentity } from '../pipeline/chain-identity.js';
 import { Follower } from '../pipeline/follower.js';
+import { FinalityFeed } from '../pipeline/finality/feed.js';
+import { FinalityMetrics } from '../pipeline/finality/metrics.js';
+import { FinalityTracker } from '../pipeline/finality/tracker.js';
 import { StoreTrustMemory } from '../pipeline/trust-memory.js';
 import { FollowerMetrics } from '../pipeline/metrics.js';
 import { openStore, type Store } from '../store/db.js';
@@ -66,6 +69,8 @@ export interface RunningService {
   events: StoreEventLog;
   /** The follower while this process leads the follower role; null otherwise. */
   readonly follower: Follower | null;
+  /** The finality levels of traces in flight (fed while this process leads); null when TONWATCH_PROVISIONAL is off. */
+  readonly finality: FinalityTracker | null;
   /** This process's roles, and whether it leads the follower role. */
   readonly roles: readonly Role[];
   leadership(): LeadershipStatus;
@@ -128,6 +133,16 @@ export async function startService(config: Config, options: StartServiceOptions)
     }
     const followerMetrics = new FollowerMetrics(metrics);
     let follower: Follower | null = null;
+    // Provisional levels live in the leader's memory, beside the follower (docs/FINALITY.md).
+    const finality = config.provisional
+      ? new FinalityTracker({
+          maxAgeMs: config.provisionalMaxAgeSeconds * 1000,
+          now,
+          metrics: new FinalityMetrics(metrics),
+          onObserverError: (err) => logger.warn({ err, component: 'finality' }, 'a finality observer threw'),
+        })
+      : null;
+    let finalityFeed: FinalityFeed | null = null;
 
     // One delivery engine for every producer of webhooks (webhooks, invoices).
     const delivery = new DeliveryEngine({
@@ -156,7 +171,16 @@ export async function startService(config: Config, options: StartServiceOptions)
           // TONWATCH_START_SEQNO counts only on a store that has followed nothing yet.
           startAt: config.startSeqno ?? profile.startAt,
           now,
+          ...(finality ? { onFinalized: (block) => finality.finalizedBlock(block) } : {}),
         });
+        if (finality) {
+          finalityFeed = new FinalityFeed({
+            source,
+            tracker: finality,
+            onError: (err, what) => logger.warn({ err, component: 'finality' }, `a ${what} could not be tracked`),
+          });
+          finalityFeed.start();
+        }
         // no head yet (every liteserver down at a first start): the follower places its cursor later
         const head = await source.getMasterchainHead().then((h) => h.seqno, () => null);
         await follower.start();
@@ -169,12 +193,14 @@ export async function startService(config: Config, options: StartServiceOptions)
         for (const c of [...components].reverse()) {
           await c.stopLeader?.().catch((err) => logger.error({ err, component: c.name }, 'component stop failed'));
         }
+        finalityFeed?.stop();
+        finalityFeed = null;
         await follower?.stop();
         follower = null;
       },
     });
     const cluster: ClusterView = { roles: config.roles, leads: () => leadership.status().leader };
-    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now, cluster, changes };
+    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now, cluster, changes, finality };
     for (const entry of options.components) {
       const factory = await entry.load();
       components.push(await factory({ ...ctx, logger: logger.child({ component: entry.name }) }));
@@ -196,6 +222,19 @@ export async function startService(config: Config, options: StartServiceOptions)
       health: {
         // The network and the source's own facts (liteservers: servers, trust level, why it waits).
         chain: () => ({ ok: true, network: source.network, chain_id: source.identity().id, ...chain.health?.() }),
+        // Which levels this process tracks: finalized only when off; no confirmed when the source shows no non-final blocks.
+        finality: () => {
+          if (!finality) return { ok: true, levels: ['finalized'], provisional: 'off (TONWATCH_PROVISIONAL=false)' };
+          const nonFinal = source.onNonFinalBlock === undefined ? false : (source.nonFinalSupported?.() ?? true);
+          return {
+            ok: true,
+            levels: nonFinal === false ? ['pending', 'finalized'] : ['pending', 'confirmed', 'finalized'],
+            traces_in_flight: finality.inFlight().length,
+            max_age_seconds: config.provisionalMaxAgeSeconds,
+            ...(nonFinal === false ? { confirmed: `the ${source.network} chain source shows no non-final blocks: confirmed is skipped` } : {}),
+            ...(nonFinal === null ? { confirmed: 'not known yet: no liteserver has answered liteServer.nonfinal.getPendingShardBlocks' } : {}),
+          };
+        },
         store: async () => {
           await sql`select 1`.execute(store.db);
           return { ok: true, dialect: store.dialect };
@@ -267,6 +306,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       get follower() {
         return follower;
       },
+      finality,
       roles: config.roles,
       leadership: () => leadership.status(),
       app,

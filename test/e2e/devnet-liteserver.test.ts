@@ -59,7 +59,8 @@ describe('tonwatch serve (TONWATCH_CHAIN=liteserver, TONWATCH_TRUST=secure) on a
     dir = mkdtempSync(path.join(tmpdir(), 'tonwatch-devnet-ls-e2e-'));
     devnet = await spawnStandaloneDevnet({
       dataDir: path.join(dir, 'devnet'),
-      env: { TONWATCH_DEVNET_MANUAL_BLOCKS: 'true', TONWATCH_DEVNET_LITESERVER_PORT: '0', LOG_LEVEL: 'warn' },
+      // each shard block shown 1.5 s before its masterchain block, so the service's poll sees it non-final
+      env: { TONWATCH_DEVNET_MANUAL_BLOCKS: 'true', TONWATCH_DEVNET_LITESERVER_PORT: '0', TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '1500', LOG_LEVEL: 'warn' },
     });
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'devnet', 'global-config', '--url', devnet.url], { cwd: ROOT, timeout: 60_000 });
     globalConfig = stdout;
@@ -187,6 +188,19 @@ describe('tonwatch serve (TONWATCH_CHAIN=liteserver, TONWATCH_TRUST=secure) on a
     const ready = await readyz();
     expect(ready.checks.chain.trust).toMatchObject({ level: 'secure', alarm: null, head: { seqno: before + 3 } });
   }, 120_000);
+
+  it('sees each shard block before the masterchain commits it (liteServer.nonfinal.*): traces confirmed, then finalized', async () => {
+    await devnetApi('/devnet/send', { from: 'bob', to: 'carol', amount: '1000000', comment: 'finality over the liteserver protocol' });
+    await devnetApi('/devnet/blocks', {});
+    await followed(await devnetHead());
+    const count = async (level: string) => Number(new RegExp(`tonwatch_finality_events_total\\{level="${level}"\\} (\\d+)`).exec(await (await fetch(`${service.url}/metrics`)).text())?.[1] ?? 0);
+    // the devnet showed the shard block for TONWATCH_DEVNET_CONFIRMATION_LAG_MS before committing it
+    expect(await count('confirmed')).toBeGreaterThanOrEqual(1);
+    expect(await count('finalized')).toBeGreaterThanOrEqual(1);
+    const ready = await readyz();
+    expect(ready.checks.finality).toMatchObject({ ok: true, levels: ['pending', 'confirmed', 'finalized'] });
+    expect(ready.checks.chain.non_final).toMatchObject({ state: 'supported', disproven: 0 });
+  }, 90_000);
 });
 
 /** Every transaction of `account` on the devnet, newest first, as ton-lite-client reads them from its liteserver. */

@@ -13,6 +13,8 @@ import {
   MAX_TRANSACTIONS_PER_CALL,
   type ChainIdentity,
   type ChainSource,
+  type DroppedMessage,
+  type NonFinalBlock,
   type EmulationResult,
   type GetMethodResult,
 } from '../source.js';
@@ -41,6 +43,11 @@ export interface DevnetChainOptions {
   clock?: () => number;
   /** Called for problems the chain survives (a failed timed block, a dropped external). */
   onWarning?: (message: string) => void;
+  /**
+   * How long a tick's shard block is shown as a signed non-final block (`onNonFinalBlock`) before the
+   * masterchain block that commits it; default 0 in manual mode, else half the block interval.
+   */
+  confirmationLagMs?: number;
 }
 
 const META_CHAIN_ID = 'chain_id';
@@ -48,6 +55,19 @@ const META_CHAIN_ID = 'chain_id';
 const META_VALIDATORS = 'validators';
 export const DEFAULT_BLOCK_INTERVAL_MS = 1000;
 export const MIN_BLOCK_INTERVAL_MS = 100;
+
+/** A tick produced but not committed yet: its shard block is non-final until `seal`. */
+interface StagedTick {
+  tick: ProducedTick;
+  ledger: DevnetLedger;
+  rotate: boolean;
+  /** The newest mempool row the tick executed. */
+  mempoolThrough: number;
+  /** Test mode: this candidate loses to another block (replaceLosingCandidate). */
+  loses: boolean;
+  messages: QueuedMessage[];
+  wallClockSeconds: number;
+}
 
 /** The genesis step (genesis.ts): runs before the block timer starts and says who is who. */
 export interface GenesisHook {
@@ -58,6 +78,7 @@ export class DevnetChain implements ChainSource {
   readonly network = 'devnet' as const;
   readonly blockIntervalMs: number;
   readonly manual: boolean;
+  readonly confirmationLagMs: number;
 
   private storage: DevnetStorage | null = null;
   private emulator: Emulator | null = null;
@@ -69,8 +90,13 @@ export class DevnetChain implements ChainSource {
   /** Real blocks' builder and the tops it links to; null until block 1 (it starts from the zero state). */
   private ledger: DevnetLedger | null = null;
   private rotationRequested = false;
+  private candidateLoses = false;
   private readonly headListeners = new Set<(seqno: number) => void>();
   private readonly pendingListeners = new Set<(message: PendingMessage) => void>();
+  private readonly nonFinalListeners = new Set<(block: NonFinalBlock) => void>();
+  private readonly droppedListeners = new Set<(message: DroppedMessage) => void>();
+  /** Ticks one after the other: the next is produced only once the previous one is sealed. */
+  private production: Promise<unknown> = Promise.resolve();
   private serial: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private starting: Promise<void> | null = null;
@@ -92,6 +118,12 @@ export class DevnetChain implements ChainSource {
     this.manual = options.manual ?? false;
     this.clock = options.clock ?? Date.now;
     this.mempoolLimit = options.mempoolLimit ?? 10_000;
+    const lag = options.confirmationLagMs ?? (this.manual ? 0 : Math.floor(interval / 2));
+    // timed blocks: the lag is part of the interval; manual blocks: any wait a test asks for
+    if (!Number.isInteger(lag) || lag < 0 || (!this.manual && lag >= interval)) {
+      throw new RangeError(`the confirmation lag (TONWATCH_DEVNET_CONFIRMATION_LAG_MS) must be an integer from 0 to below the block interval (${interval} ms), got ${lag}`);
+    }
+    this.confirmationLagMs = lag;
   }
 
   start(): Promise<void> {
@@ -104,6 +136,7 @@ export class DevnetChain implements ChainSource {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.starting?.catch(() => undefined);
+    await this.production.catch(() => undefined);
     await this.serial.catch(() => undefined);
     this.storage?.close();
   }
@@ -168,17 +201,18 @@ export class DevnetChain implements ChainSource {
       };
       const trace = await this.emulateOnPending(message).catch(() => null);
       if (trace) pending.opcodes = trace.opcodes;
-      this.mempool.add({ pending, message }, trace);
+      this.mempool.add({ pending, message, seq: row.seq }, trace);
     }
   }
 
   private schedule(): void {
     if (this.manual || this.stopped) return;
+    // the lag is part of the interval: a masterchain block every blockIntervalMs
     this.timer = setTimeout(() => {
       this.produceBlock()
         .catch((err) => this.warn(`block production failed: ${err instanceof Error ? err.message : String(err)}`))
         .finally(() => this.schedule());
-    }, this.blockIntervalMs);
+    }, this.blockIntervalMs - this.confirmationLagMs);
   }
 
   private warn(message: string): void {
@@ -203,26 +237,68 @@ export class DevnetChain implements ChainSource {
     return Math.max(this.counters.utime, Math.floor(this.clock() / 1000));
   }
 
-  /** Produces the next masterchain block (and the shard block it commits) now; returns its header. */
-  produceBlock(): Promise<BlockHeader> {
-    return this.exclusive(() => this.tick());
+  /**
+   * Produces the next tick: its shard block first, shown as a signed non-final block, then after
+   * `confirmationLagMs` the masterchain block that commits it; resolves with that masterchain header.
+   * Messages sent meanwhile wait in the mempool for the next tick, as on a real chain.
+   */
+  produceBlock(options: { confirmationLagMs?: number } = {}): Promise<BlockHeader> {
+    const lag = options.confirmationLagMs ?? this.confirmationLagMs;
+    const run = this.production.then(async () => {
+      const staged = await this.exclusive(() => this.stage());
+      if (lag > 0) await new Promise((resolve) => setTimeout(resolve, lag));
+      return this.exclusive(async () => this.seal(staged.loses ? await this.replaceLosingCandidate(staged) : staged));
+    });
+    this.production = run.catch(() => undefined);
+    return run;
   }
 
-  private async tick(): Promise<BlockHeader> {
-    const { storage, emulator } = this.ready();
+  private async stage(): Promise<StagedTick> {
     const wallClockSeconds = Math.floor(this.clock() / 1000);
     // block 1 starts from the zero state: the accounts written before it (genesis), at this time
     const ledger = this.ledger ?? DevnetLedger.genesis(this.committed.entries(), Math.max(this.counters.utime, wallClockSeconds), this.storedEpoch());
     const rotate = this.rotationRequested;
-    const tick = await produceTick({
-      emulator,
-      committed: this.committed,
-      counters: this.counters,
-      messages: [...this.inflight, ...this.mempool.messages()],
-      wallClockSeconds,
-      ledger,
-      rotateValidators: rotate,
-    });
+    const mempoolThrough = this.mempool.lastSeq();
+    const messages = [...this.inflight, ...this.mempool.messages(mempoolThrough)];
+    const tick = await this.build(messages, ledger, rotate, wallClockSeconds);
+    this.showNonFinal(tick);
+    const loses = this.candidateLoses && messages.some((m) => m.external);
+    if (loses) this.candidateLoses = false;
+    return { tick, ledger, rotate, mempoolThrough, loses, messages, wallClockSeconds };
+  }
+
+  private build(messages: QueuedMessage[], ledger: DevnetLedger, rotate: boolean, wallClockSeconds: number): Promise<ProducedTick> {
+    return produceTick({ emulator: this.ready().emulator, committed: this.committed, counters: this.counters, messages, wallClockSeconds, ledger, rotateValidators: rotate });
+  }
+
+  /** Tells non-final listeners of the tick's shard block: signed, not yet committed. */
+  private showNonFinal(tick: ProducedTick): void {
+    const shardTransactions = tick.transactions.filter((t) => t.block.workchain !== -1).map((t) => decodeStored(toStored(t)));
+    const { workchain, shard, seqno, rootHash, fileHash, genUtime } = tick.shard;
+    const block = { id: { workchain, shard, seqno, rootHash, fileHash }, genUtime, signed: true, transactions: shardTransactions, boc: tick.sealed.shard.boc };
+    this.tell(this.nonFinalListeners, block, 'non-final block');
+  }
+
+  /**
+   * Test mode (`loseNextCandidate`): the shown candidate loses to another block for the same shard and
+   * seqno, made without its first external message, which is forgotten (its trace never happens).
+   */
+  private async replaceLosingCandidate(staged: StagedTick): Promise<StagedTick> {
+    const victim = staged.messages.find((m) => m.external)!;
+    const tick = await this.build(staged.messages.filter((m) => m !== victim), staged.ledger, staged.rotate, staged.wallClockSeconds);
+    this.warn(`test mode: the candidate ${staged.tick.shard.rootHash} lost to ${tick.shard.rootHash}; message ${victim.hash} is forgotten`);
+    this.showNonFinal(tick);
+    return { ...staged, tick, loses: false };
+  }
+
+  /** Test mode: the next tick's shard candidate (one with an external message) loses to another block. */
+  loseNextCandidate(): void {
+    this.ready();
+    this.candidateLoses = true;
+  }
+
+  private async seal({ tick, ledger, rotate, mempoolThrough }: StagedTick): Promise<BlockHeader> {
+    const { storage } = this.ready();
     const { sealed } = tick;
     const blocks: StoredBlock[] = [
       { header: tick.masterchain, boc: sealed.masterchain.boc, keyBlock: sealed.keyBlock, signatures: sealed.signatures },
@@ -234,29 +310,41 @@ export class DevnetChain implements ChainSource {
       transactions: tick.transactions.map(toStored),
       accounts: tick.state.changes(),
       newInflight: tick.nextInflight.map((m) => ({ hash: m.hash, destination: m.destination, boc: m.cell.toBoc() })),
+      consumedMempoolThrough: mempoolThrough,
       meta: { counters: formatCounters(tick.counters), [META_VALIDATORS]: JSON.stringify(sealed.epoch) },
     });
     sealed.commit();
     this.ledger = ledger;
     if (rotate) this.rotationRequested = false;
-    this.commit(tick);
+    this.commit(tick, mempoolThrough);
     return tick.masterchain;
   }
 
-  private commit(tick: ProducedTick): void {
+  /** Calls each listener, a throwing one reported and skipped. */
+  private tell<T>(listeners: Set<(value: T) => void>, value: T, what: string): void {
+    for (const listener of listeners) {
+      try {
+        listener(value);
+      } catch (err) {
+        this.warn(`a ${what} listener threw: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  private commit(tick: ProducedTick, mempoolThrough: number): void {
     this.committed.apply(tick.state);
     this.counters = tick.counters;
     this.inflight = tick.nextInflight;
-    this.mempool.clear();
+    this.mempool.consumed(mempoolThrough);
     this.head = tick.masterchain;
-    for (const d of tick.dropped) this.warn(`message ${d.message.hash} produced no transaction: ${d.reason}`);
-    for (const listener of this.headListeners) {
-      try {
-        listener(tick.masterchain.seqno);
-      } catch (err) {
-        this.warn(`a head listener threw: ${err instanceof Error ? err.message : String(err)}`);
+    for (const d of tick.dropped) {
+      this.warn(`message ${d.message.hash} produced no transaction: ${d.reason}`);
+      // only externals leave the mempool for good; a dropped internal was never pending
+      if (d.message.external) {
+        this.tell(this.droppedListeners, { hash: d.message.hash, boc: d.message.cell.toBoc().toString('base64'), reason: d.reason }, 'dropped-message');
       }
     }
+    this.tell(this.headListeners, tick.masterchain.seqno, 'head');
   }
 
   /** The devnet's blocks, signatures and recent states as a liteserver serves them. */
@@ -392,7 +480,7 @@ export class DevnetChain implements ChainSource {
     if (this.mempool.size >= this.mempoolLimit) {
       throw new ChainRejectedError(`the mempool is full (${this.mempoolLimit} messages); wait for the next block`, 'mempool_full');
     }
-    const trace = await this.emulateOnPending(message);
+    const { trace, competing } = await this.emulateForAdmission(message);
     const pending: PendingMessage = {
       hash: message.hash,
       boc: message.cell.toBoc().toString('base64'),
@@ -401,8 +489,9 @@ export class DevnetChain implements ChainSource {
       involvedAccounts: trace.involvedAccounts,
       opcodes: trace.opcodes,
     };
-    storage.addToMempool(pending, message.cell.toBoc());
-    this.mempool.add({ pending, message }, trace);
+    const seq = storage.addToMempool(pending, message.cell.toBoc());
+    // a competing message's effects stay out of the speculative state: at most one of them can land
+    this.mempool.add({ pending, message, seq }, competing ? null : trace);
     for (const listener of this.pendingListeners) {
       try {
         listener({ ...pending, involvedAccounts: [...trace.involvedAccounts], opcodes: [...trace.opcodes] });
@@ -413,11 +502,27 @@ export class DevnetChain implements ChainSource {
     return { hash: message.hash };
   }
 
-  /** Emulates on the speculative state; a message the destination does not accept is refused. */
-  private async emulateOnPending(message: QueuedMessage): Promise<TraceEmulation> {
+  /**
+   * Emulates on the speculative state. A message refused there but accepted on the committed state
+   * competes with a pending one (the same wallet seqno): a real liteserver checks against the committed
+   * state and accepts both, and the block takes one — so the devnet admits it too, and drops the loser.
+   */
+  private async emulateForAdmission(message: QueuedMessage): Promise<{ trace: TraceEmulation; competing: boolean }> {
+    try {
+      return { trace: await this.emulateOnPending(message), competing: false };
+    } catch (err) {
+      if (!(err instanceof ChainRejectedError) || err.code !== 'not_accepted' || this.mempool.size === 0) throw err;
+      const trace = await this.emulateOnPending(message, this.committed).catch(() => null);
+      if (!trace) throw err;
+      return { trace, competing: true };
+    }
+  }
+
+  /** Emulates on the speculative state (or `base`); a message the destination does not accept is refused. */
+  private async emulateOnPending(message: QueuedMessage, base: AccountReader = this.mempool.view()): Promise<TraceEmulation> {
     const { emulator } = this.ready();
     try {
-      return await emulateTrace(emulator, this.mempool.view(), message, {
+      return await emulateTrace(emulator, base, message, {
         now: this.now(),
         lt: this.mempool.nextEmulationLt(this.counters.nextLt),
         randomSeed: tickRandomSeed(this.counters.masterchainSeqno + 1),
@@ -461,6 +566,16 @@ export class DevnetChain implements ChainSource {
   onPendingMessage(listener: (message: PendingMessage) => void): () => void {
     this.pendingListeners.add(listener);
     return () => this.pendingListeners.delete(listener);
+  }
+
+  onNonFinalBlock(listener: (block: NonFinalBlock) => void): () => void {
+    this.nonFinalListeners.add(listener);
+    return () => this.nonFinalListeners.delete(listener);
+  }
+
+  onMessageDropped(listener: (message: DroppedMessage) => void): () => void {
+    this.droppedListeners.add(listener);
+    return () => this.droppedListeners.delete(listener);
   }
 
   /** Number of internal messages waiting for the next block (traces still in flight). */

@@ -248,6 +248,15 @@ export class DevnetControl {
     return { ...this.validators(), key_block: keyBlock };
   }
 
+  /**
+   * Test mode: the next shard candidate that carries an external message is shown (confirmed), then loses to
+   * another block for the same shard and seqno made without its first external message, which is forgotten.
+   */
+  loseNextCandidate(): { armed: true } {
+    this.chain.loseNextCandidate();
+    return { armed: true };
+  }
+
   /** Refuses up front a transfer the wallet cannot pay for (it would accept the message and then fail silently). */
   requireTon(wallet: DevnetWallet, amount: bigint, field = 'amount'): void {
     const balance = this.chain.pendingAccount(wallet.id).balance;

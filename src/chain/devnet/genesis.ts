@@ -31,10 +31,10 @@ async function resolverCode(chain: DevnetChain): Promise<Cell> {
   return code;
 }
 
-/** Produces blocks until no trace is in flight and the mempool is empty. */
+/** Produces blocks until no trace is in flight and the mempool is empty (at once: no confirmation lag). */
 export async function settle(chain: DevnetChain, maxBlocks = MAX_GENESIS_BLOCKS): Promise<void> {
   for (let i = 0; i < maxBlocks && (chain.inflightCount > 0 || chain.mempoolSize > 0); i++) {
-    await chain.produceBlock();
+    await chain.produceBlock({ confirmationLagMs: 0 });
   }
   if (chain.inflightCount > 0 || chain.mempoolSize > 0) {
     throw new Error(`traces still in flight after ${maxBlocks} blocks`);

@@ -258,6 +258,19 @@ export async function devnetRoutes(fastify: FastifyInstance, opts: DevnetRoutesO
   );
 
   app.post(
+    '/devnet/candidates/lose',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Test mode: the next shard candidate with an external message is shown as confirmed, then loses to another block for its shard and seqno (its first external message is forgotten)',
+        response: { 200: Type.Object({ armed: Type.Literal(true) }) },
+      },
+    },
+    () => control.loseNextCandidate(),
+  );
+
+  app.post(
     '/devnet/scenarios/bounce',
     { config, schema: { tags, summary: 'Bounceable transfer to an address without code (it bounces)', body: BounceBody, response: { 200: sent({ to: Type.String() }), ...errors } } },
     (req) => chainCall(() => control.bounce(req.body)),

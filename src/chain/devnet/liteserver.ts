@@ -1,5 +1,6 @@
 // The devnet served over the liteserver protocol: an ArchiveLiteServer over the devnet's block archive on a
-// loopback ADNL TCP port, following the devnet's head, with sendMessage feeding its mempool. The server key
+// loopback ADNL TCP port, following the devnet's head, with sendMessage feeding its mempool and its shard
+// blocks shown as liteServer.nonfinal.getPendingShardBlocks answers until the masterchain commits them. The server key
 // is kept in the devnet's data directory, so the printed global config stays valid across restarts.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { SandboxGetMethods } from '../liteserver/server/run-method.js';
 import { LiteErrorCode, LiteServerError } from '../liteserver/tl/envelope.js';
 import type { BlockIdExt } from '../liteserver/tl/lite-api.js';
 import { AdnlServer, type AdnlServerOptions } from '../liteserver/transport/adnl-server.js';
-import { ChainRejectedError } from '../source.js';
+import { ChainRejectedError, type NonFinalBlock } from '../source.js';
+import { NonFinalBlocks } from '../liteserver/server/nonfinal.js';
 import { loadBlockInfo } from '../tlb/block-info.js';
 import { tlBlockIdOf } from '../liteserver/server/block-id.js';
 
@@ -23,6 +25,8 @@ export interface DevnetFeed {
   onMasterchainHead(listener: (seqno: number) => void): () => void;
   /** Queues an external message (BoC) for the next block; ChainRejectedError when the devnet refuses it. */
   sendExternalMessage(boc: Buffer): Promise<unknown>;
+  /** Shard blocks shown before the masterchain block that commits them (served as liteServer.nonfinal.*). */
+  onNonFinalBlock?(listener: (block: NonFinalBlock) => void): () => void;
 }
 
 export interface DevnetLiteServerOptions {
@@ -61,8 +65,10 @@ export class DevnetLiteServer {
   ) {}
 
   static async start(options: DevnetLiteServerOptions): Promise<DevnetLiteServer> {
+    const nonFinal = options.feed.onNonFinalBlock ? new NonFinalBlocks() : undefined;
     const handler = new ArchiveLiteServer(options.archive, {
       getMethods: new SandboxGetMethods(),
+      nonFinal,
       messages: async (_message, cell) => {
         try {
           await options.feed.sendExternalMessage(cell.toBoc());
@@ -73,7 +79,18 @@ export class DevnetLiteServer {
       },
     });
     // Subscribed before listening: no head is missed between the two.
-    const unsubscribe = options.feed.onMasterchainHead((seqno) => handler.advance(seqno));
+    const unsubscribeHead = options.feed.onMasterchainHead((seqno) => {
+      handler.advance(seqno);
+      // one tick at a time: each masterchain block commits every shard block shown before it
+      nonFinal?.committed();
+    });
+    const unsubscribeNonFinal = options.feed.onNonFinalBlock?.((b) => {
+      if (b.boc) nonFinal!.show({ id: b.id, signed: b.signed, boc: b.boc });
+    });
+    const unsubscribe = () => {
+      unsubscribeHead();
+      unsubscribeNonFinal?.();
+    };
     handler.advance();
     try {
       const adnl = await AdnlServer.listen({

@@ -84,10 +84,12 @@ export async function emulateTrace(
 export interface MempoolEntry {
   pending: PendingMessage;
   message: QueuedMessage;
+  /** Its row in the devnet storage's `pending` table (so a block deletes only what it consumed). */
+  seq: number;
 }
 
 export class Mempool {
-  private entries: MempoolEntry[] = [];
+  private entries: Array<MempoolEntry & { trace: TraceEmulation | null }> = [];
   private readonly hashes = new Set<string>();
   private speculative: StateOverlay;
   /** lt from which the next emulation runs: above everything the speculative state holds. */
@@ -115,7 +117,7 @@ export class Mempool {
   }
 
   add(entry: MempoolEntry, trace: TraceEmulation | null): void {
-    this.entries.push(entry);
+    this.entries.push({ ...entry, trace });
     this.hashes.add(entry.pending.hash);
     if (trace) {
       this.speculative.absorb(trace.state);
@@ -127,15 +129,30 @@ export class Mempool {
     return this.entries.map((e) => ({ ...e.pending, involvedAccounts: e.pending.involvedAccounts?.slice() ?? null }));
   }
 
-  messages(): QueuedMessage[] {
-    return this.entries.map((e) => e.message);
+  /** The messages a block produced now executes: up to `throughSeq`. */
+  messages(throughSeq = Number.MAX_SAFE_INTEGER): QueuedMessage[] {
+    return this.entries.filter((e) => e.seq <= throughSeq).map((e) => e.message);
   }
 
-  /** Empties the mempool once its messages are in a block; the speculative state starts over. */
-  clear(): void {
-    this.entries = [];
+  /** Storage row of the newest entry, or 0 when empty: what a block produced now consumes. */
+  lastSeq(): number {
+    return this.entries.at(-1)?.seq ?? 0;
+  }
+
+  /**
+   * Removes the messages a block consumed (rows up to `throughSeq`) once it is committed; messages that
+   * arrived while it waited for its masterchain block stay, their traces laid over the new committed state.
+   */
+  consumed(throughSeq: number): void {
+    this.entries = this.entries.filter((e) => e.seq > throughSeq);
     this.hashes.clear();
     this.speculative = new StateOverlay(this.committed);
     this.emulationLt = 0n;
+    for (const e of this.entries) {
+      this.hashes.add(e.pending.hash);
+      if (!e.trace) continue;
+      this.speculative.absorb(e.trace.state);
+      if (e.trace.endLt > this.emulationLt) this.emulationLt = e.trace.endLt;
+    }
   }
 }

@@ -91,7 +91,10 @@ export async function produceTick(args: {
         txs.push({ ...tx, block: { workchain, shard: FULL_SHARD, seqno }, mcSeqno: masterchainSeqno });
       } catch (err) {
         // one message the emulator cannot run must not stop the chain: it is dropped and reported
-        const reason = err instanceof EmulationRefused ? err.message : `emulator error: ${err instanceof Error ? err.message : String(err)}`;
+        const reason =
+          err instanceof EmulationRefused
+            ? `not accepted${err.exitCode === null ? '' : ` (exit code ${err.exitCode})`}: ${err.message}`
+            : `emulator error: ${err instanceof Error ? err.message : String(err)}`;
         dropped.push({ message, reason });
       }
     }

@@ -77,6 +77,8 @@ export interface BlockWrite {
   transactions: StoredTransaction[];
   accounts: Iterable<[string, string]>;
   newInflight: Array<{ hash: HashHex; destination: string; boc: Buffer }>;
+  /** The newest mempool row the block executed; later rows (arrived while it waited) stay. All when absent. */
+  consumedMempoolThrough?: number;
   meta: Record<string, string>;
 }
 
@@ -144,7 +146,7 @@ export class DevnetStorage {
       insertPending: p(`INSERT INTO pending (kind, hash, destination, boc, received_at, involved)
         VALUES (@kind, @hash, @destination, @boc, @receivedAt, @involved)`),
       allPending: p('SELECT * FROM pending ORDER BY seq'),
-      clearPending: p('DELETE FROM pending'),
+      clearPending: p("DELETE FROM pending WHERE kind = 'inflight' OR seq <= ?"),
     };
   }
 
@@ -206,8 +208,8 @@ export class DevnetStorage {
       }
       for (const tx of block.transactions) this.stmt.insertTx.run(tx);
       for (const [id, shardAccount] of block.accounts) this.stmt.upsertAccount.run(id, shardAccount);
-      // a block executes every pending message: in-flight internals and the whole mempool
-      this.stmt.clearPending.run();
+      // a block executes every in-flight internal and the mempool messages it was produced with
+      this.stmt.clearPending.run(block.consumedMempoolThrough ?? Number.MAX_SAFE_INTEGER);
       for (const m of block.newInflight) {
         this.stmt.insertPending.run({ kind: 'inflight', ...m, receivedAt: 0, involved: null });
       }

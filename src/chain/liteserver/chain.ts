@@ -8,7 +8,8 @@ import { accountToAddress, addressToRaw } from '../address.js';
 import { decodeTransaction } from '../decode/transaction.js';
 import { methodId } from '../method-id.js';
 import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
-import { ChainRejectedError, MAX_TRANSACTIONS_PER_CALL, type ChainIdentity, type ChainSource, type EmulationResult, type GetMethodResult } from '../source.js';
+import { ChainRejectedError, MAX_TRANSACTIONS_PER_CALL, type ChainIdentity, type ChainSource, type EmulationResult, type GetMethodResult, type NonFinalBlock } from '../source.js';
+import { NonFinalPoller, type NonFinalStatus } from './nonfinal.js';
 import { BelievedHead } from './believed-head.js';
 import type { GlobalConfig } from './config.js';
 import { Outbox, parseExternalMessage, type ExternalMessage } from './outbox.js';
@@ -53,6 +54,8 @@ export interface LiteserverChainOptions {
   pendingTtlMs?: number;
   /** Servers a message is sent to (default 3). */
   sendFanout?: number;
+  /** How often non-final shard blocks are asked for while someone listens (default 250 ms). */
+  nonFinalPollMs?: number;
 }
 
 /** What `/readyz`, `/metrics` and `tonwatch chain info` show; see index.ts. */
@@ -72,6 +75,8 @@ export interface LiteserverStatus {
   walkedSeqno: number | null;
   /** Why the source cannot serve now (no server, no believed head, an alarm), or null. */
   waiting: string | null;
+  /** Non-final shard blocks (liteServer.nonfinal.getPendingShardBlocks): served by the pool, or finalized only. */
+  nonFinal: NonFinalStatus;
 }
 
 
@@ -82,6 +87,7 @@ export class LiteserverChain implements ChainSource {
   private reads: ProvenReads | null = null;
   private heads: BelievedHead | null = null;
   private walker: BlockWalker | null = null;
+  private nonFinal: NonFinalPoller | null = null;
   private readonly tvm = new LocalTvm();
   private readonly outbox: Outbox;
   private readonly headListeners = new Set<(seqno: number) => void>();
@@ -117,6 +123,7 @@ export class LiteserverChain implements ChainSource {
       },
     });
     this.pool = pool;
+    this.nonFinal = new NonFinalPoller(pool, this.options.nonFinalPollMs ?? 250, (message) => log('warn', message, {}));
     const trust = this.options.trust;
     this.trust = trust === 'fast' ? new FastTrust({ pool, log }) : typeof trust === 'function' ? trust(pool, log) : trust;
     this.reads = new ProvenReads(pool);
@@ -130,6 +137,7 @@ export class LiteserverChain implements ChainSource {
   async stop(): Promise<void> {
     if (this.stopped || !this.pool) return;
     this.stopped = true;
+    this.nonFinal?.stop();
     await this.pool.close();
     await this.heads?.stop();
   }
@@ -149,6 +157,7 @@ export class LiteserverChain implements ChainSource {
       disproven: Object.fromEntries(pool.servers.map((s) => [s.server, s.disproven])),
       walkedSeqno: this.lastWalked?.id.seqno ?? null,
       waiting: this.waitingReason(),
+      nonFinal: this.nonFinal?.status() ?? { state: 'unknown', reason: null, shown: 0, disproven: 0 },
     };
   }
 
@@ -346,6 +355,17 @@ export class LiteserverChain implements ChainSource {
     return this.outbox.subscribe(listener);
   }
 
+  /** Shard blocks the servers show before the masterchain commits them, each checked against its id. */
+  onNonFinalBlock(listener: (block: NonFinalBlock) => void): () => void {
+    return this.started().nonFinal.subscribe(listener);
+  }
+
+  /** Whether confirmed blocks come from this source: null until a server answered, false when the servers refuse. */
+  nonFinalSupported(): boolean | null {
+    const state = this.nonFinal?.status().state ?? 'unknown';
+    return state === 'unknown' ? null : state === 'supported';
+  }
+
   private publish(seqno: number): void {
     for (const l of [...this.headListeners]) {
       try {
@@ -356,9 +376,9 @@ export class LiteserverChain implements ChainSource {
     }
   }
 
-  private started(): { pool: LitePool; reads: ProvenReads; heads: BelievedHead; walker: BlockWalker } {
-    if (!this.pool || !this.reads || !this.heads || !this.walker) throw new Error('the liteserver source is not started');
-    return { pool: this.pool, reads: this.reads, heads: this.heads, walker: this.walker };
+  private started(): { pool: LitePool; reads: ProvenReads; heads: BelievedHead; walker: BlockWalker; nonFinal: NonFinalPoller } {
+    if (!this.pool || !this.reads || !this.heads || !this.walker || !this.nonFinal) throw new Error('the liteserver source is not started');
+    return { pool: this.pool, reads: this.reads, heads: this.heads, walker: this.walker, nonFinal: this.nonFinal };
   }
 
   private believedHead(): BlockIdExt | null {

@@ -47,6 +47,7 @@ interface ChainReport {
   };
   lag_blocks?: number | null;
   lag_seconds?: number | null;
+  non_final?: { state: string; reason: string | null; shown: number; disproven: number };
   servers?: Array<{
     server: string; state: string; head_seqno: number | null; latency_ms: number | null; demoted: boolean;
     queries: number; failures: number; timeouts: number; disproven: number; withheld?: number; lagging?: number; last_error?: string;
@@ -144,6 +145,12 @@ async function direct(timeoutMs: number): Promise<{ chain: ChainReport; source: 
     await source.start();
     // The head is believed once enough servers agree; waiting longer than that says why not.
     await Promise.race([source.getMasterchainHead().catch(() => {}), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    // Whether the servers show non-final blocks: a few polls answer it (served, or refused: finalized only).
+    const stopListening = source.onNonFinalBlock?.(() => {});
+    if (stopListening) {
+      for (let i = 0; i < 20 && source.nonFinalSupported?.() === null; i++) await new Promise((r) => setTimeout(r, 100));
+      stopListening();
+    }
     const chain = { network: source.network, chain_id: source.identity().id, ...choice.health!() } as ChainReport;
     return { chain, source: config.liteserverConfig ?? `the official ${config.network} config` };
   } finally {
@@ -165,6 +172,11 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
     if (trust.progress) lines.push(`walk       at ${trust.progress.at} of ${trust.progress.to} (from ${trust.progress.from}): proving key block by key block`);
     if (trust.alarm) lines.push(`ALARM      ${trust.alarm.description ?? `servers ${trust.alarm.servers.join(' and ')} proved different blocks at seqno ${trust.alarm.seqno}`}`);
     if (chain.lag_blocks !== undefined && chain.lag_blocks !== null) lines.push(`lag        ${chain.lag_blocks} blocks behind the newest server head; head is ${chain.lag_seconds ?? '?'} s old`);
+  }
+  if (chain.non_final) {
+    const nf = chain.non_final;
+    const said = nf.state === 'supported' ? `served: confirmed traces from ${nf.shown} checked non-final blocks` : nf.state === 'unsupported' ? (nf.reason ?? 'refused: finalized only') : 'not known yet (no server answered)';
+    lines.push(`non-final  ${said}${nf.disproven ? `; ${nf.disproven} did not match their id` : ''}`);
   }
   if (follower) {
     const lag = follower.lagBlocks === null ? '' : `, lag ${follower.lagBlocks} blocks / ${follower.lagSeconds ?? '?'} s`;

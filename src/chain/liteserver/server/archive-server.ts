@@ -22,6 +22,7 @@ import { serveConfig } from './config.js';
 import { serveLibraries } from './libraries.js';
 import { blockTransactions, blockTransactionsExt } from './block-transactions.js';
 import { acceptExternalMessage, type MessageSink } from './messages.js';
+import type { NonFinalBlocks } from './nonfinal.js';
 import { hashmapPath, multiRootBoc, ProofBuilder, shardTreePath } from './proof-builder.js';
 import { runSmcMethod, type FoundAccount, type GetMethodRunner } from './run-method.js';
 
@@ -36,6 +37,8 @@ export interface ArchiveLiteServerOptions {
   messages?: MessageSink;
   /** Runs get-methods for runSmcMethod; without it runSmcMethod is refused. */
   getMethods?: GetMethodRunner;
+  /** Shard blocks not committed yet, for liteServer.nonfinal.*; without it those queries are refused, as a node without --nonfinal-ls. */
+  nonFinal?: NonFinalBlocks;
 }
 
 export interface IndexedBlock {
@@ -113,7 +116,16 @@ export class ArchiveLiteServer implements LiteServerHandler {
         return { id: tlBlockId(b.block), mode: 0, headerProof: this.headerProof(b.block) };
       },
       getBlockHeader: ({ id, mode }) => ({ id, mode, headerProof: this.headerProof(this.exact(id).block) }),
-      getBlock: ({ id }) => ({ id, data: this.blockBoc(this.exact(id).block) }),
+      getBlock: ({ id }) => {
+        const nonFinal = this.serverOptions.nonFinal?.boc(id);
+        return { id, data: nonFinal ?? this.blockBoc(this.exact(id).block) };
+      },
+      getPendingShardBlocks: ({ mode, wc, shard }) => {
+        const nonFinal = this.serverOptions.nonFinal;
+        // a node's own words when it was not started with --nonfinal-ls (validator/manager.cpp)
+        if (!nonFinal) throw new LiteServerError(LiteErrorCode.error, 'query is not allowed');
+        return nonFinal.pending(mode & 1 ? { wc: wc!, shard: shard! } : undefined);
+      },
       getAllShardsInfo: ({ id }) => this.allShardsInfo(this.exact(id).block),
       getShardInfo: ({ id, workchain, shard, exact }) => {
         const mc = this.exact(id).block;

@@ -37,6 +37,8 @@ export interface BlockTransactionsExt { id: BlockIdExt; reqCount: number; incomp
 export interface PartialBlockProof { complete: boolean; from: BlockIdExt; to: BlockIdExt; steps: BlockLink[] }
 export interface ConfigInfo { mode: number; id: BlockIdExt; stateProof: Buffer; configProof: Buffer }
 export interface LibraryResult { result: LibraryEntry[] }
+/** Shard blocks the masterchain has not committed: the newest signed one and the newest newer candidate per shard. */
+export interface PendingShardBlocks { signedBlocks: BlockIdExt[]; candidates: BlockIdExt[] }
 export interface LookupBlockResult {
   id: BlockIdExt; mode: number; mcBlockId: BlockIdExt; clientMcStateProof: Buffer; mcBlockProof: Buffer
   shardLinks: ShardBlockLink[]; header: Buffer; prevHeader: Buffer
@@ -79,6 +81,10 @@ const blockState = ctor<BlockState>('liteServer.blockState', {
 const blockHeader = ctor<BlockHeader>('liteServer.blockHeader', {
   write: (w, v) => { writeBlockIdExt(w, v.id); w.uint32(v.mode).bytes(v.headerProof); },
   read: (r) => ({ id: readBlockIdExt(r), mode: r.uint32(), headerProof: r.bytes() }),
+});
+const pendingShardBlocks = ctor<PendingShardBlocks>('liteServer.nonfinal.pendingShardBlocks', {
+  write: (w, v) => { w.vector(v.signedBlocks, writeBlockIdExt); w.vector(v.candidates, writeBlockIdExt); },
+  read: (r) => ({ signedBlocks: r.vector(readBlockIdExt), candidates: r.vector(readBlockIdExt) }),
 });
 const sendMsgStatus = ctor<SendMsgStatus>('liteServer.sendMsgStatus', { write: (w, v) => w.int32(v.status), read: (r) => ({ status: r.int32() }) });
 const accountState = ctor<AccountState>('liteServer.accountState', {
@@ -272,6 +278,13 @@ export const liteApi = {
     write: (w, v) => void w.vector(v.libraryList, (ww, h) => ww.int256(h)),
     read: (r) => ({ libraryList: r.vector((rr) => rr.int256()) }),
   }, libraryResult),
+  getPendingShardBlocks: method<{ mode: number; wc?: number; shard?: bigint }, PendingShardBlocks>('liteServer.nonfinal.getPendingShardBlocks', {
+    write: (w, v) => { w.uint32(v.mode); if (v.mode & 1) w.int32(need(v.wc, 'wc', 0)).int64(need(v.shard, 'shard', 0)); },
+    read: (r) => {
+      const mode = r.uint32();
+      return mode & 1 ? { mode, wc: r.int32(), shard: r.int64() } : { mode };
+    },
+  }, pendingShardBlocks),
 } as const;
 
 export type LiteApi = typeof liteApi;

@@ -54,6 +54,7 @@ export const DECLARATIONS = {
   'liteServer.partialBlockProof': 'liteServer.partialBlockProof complete:Bool from:tonNode.blockIdExt to:tonNode.blockIdExt steps:(vector liteServer.BlockLink) = liteServer.PartialBlockProof',
   'liteServer.configInfo': 'liteServer.configInfo mode:# id:tonNode.blockIdExt state_proof:bytes config_proof:bytes = liteServer.ConfigInfo',
   'liteServer.libraryResult': 'liteServer.libraryResult result:(vector liteServer.libraryEntry) = liteServer.LibraryResult',
+  'liteServer.nonfinal.pendingShardBlocks': 'liteServer.nonfinal.pendingShardBlocks signed_blocks:(vector tonNode.blockIdExt) candidates:(vector tonNode.blockIdExt) = liteServer.nonfinal.PendingShardBlocks',
   'liteServer.lookupBlockResult': 'liteServer.lookupBlockResult id:tonNode.blockIdExt mode:# mc_block_id:tonNode.blockIdExt client_mc_state_proof:bytes mc_block_proof:bytes shard_links:(vector liteServer.shardBlockLink) header:bytes prev_header:bytes = liteServer.LookupBlockResult',
 
   // functions
@@ -79,6 +80,8 @@ export const DECLARATIONS = {
   'liteServer.getConfigAll': 'liteServer.getConfigAll mode:# id:tonNode.blockIdExt = liteServer.ConfigInfo',
   'liteServer.getConfigParams': 'liteServer.getConfigParams mode:# id:tonNode.blockIdExt param_list:(vector int) = liteServer.ConfigInfo',
   'liteServer.getLibraries': 'liteServer.getLibraries library_list:(vector int256) = liteServer.LibraryResult',
+  // the one non-final method left after b647a8d5 (2026-05-29) removed getValidatorGroups and getCandidate (docs/FINALITY.md)
+  'liteServer.nonfinal.getPendingShardBlocks': 'liteServer.nonfinal.getPendingShardBlocks mode:# wc:mode.0?int shard:mode.0?long = liteServer.nonfinal.PendingShardBlocks',
 
   // envelopes
   'liteServer.query': 'liteServer.query data:bytes = Object',

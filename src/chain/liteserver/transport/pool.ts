@@ -100,6 +100,11 @@ export interface PoolQueryOptions extends LiteQueryOptions {
   prefer?: string;
   /** Never ask these servers (host:port), e.g. to hear a second opinion. */
   exclude?: readonly string[];
+  /**
+   * A liteServer.error from the server is its answer, not a failure: thrown as it is, not counted against
+   * the server, no other server asked (an optional method a server may not serve, e.g. nonfinal.*).
+   */
+  refusalIsAnswer?: boolean;
 }
 
 /** One server's failed attempt at a query (before another answered, or none could). */
@@ -254,7 +259,7 @@ export class LitePool implements LiteTransport {
         if (!options.wait) m.observeLatency(performance.now() - started);
         return { response, server: m.name, failures };
       } catch (e) {
-        if (!worthFailover(e)) throw e;
+        if (!worthFailover(e) || (options.refusalIsAnswer && e instanceof LiteServerError)) throw e;
         const reason = (e as Error).message;
         m.counters.failures++;
         if (e instanceof AdnlError && e.kind === 'timeout') m.counters.timeouts++;

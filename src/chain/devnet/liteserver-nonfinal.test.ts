@@ -1,0 +1,117 @@
+// Finality levels over the liteserver protocol against the devnet's liteserver: the devnet shows each shard
+// block as liteServer.nonfinal.getPendingShardBlocks answers (fetched with getBlock and checked against its
+// id), so a trace sent through the liteserver source is seen pending, confirmed, then finalized; a server
+// that refuses the method leaves the source finalized-only, said in its status, without polling forever.
+import pino from 'pino';
+import { Cell, internal, toNano } from '@ton/core';
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js';
+import { dropTestStore, openTestStore } from '../../../test/support/stores.js';
+import { StoreEventLog } from '../../bus/store-log.js';
+import { Follower } from '../../pipeline/follower.js';
+import { FinalityFeed } from '../../pipeline/finality/feed.js';
+import { FinalityTracker } from '../../pipeline/finality/tracker.js';
+import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
+import { normalizedHashOfMessage } from '../message-boc.js';
+import { parseGlobalConfig } from '../liteserver/config.js';
+import { createLiteserverChain, type LiteserverChain } from '../liteserver/index.js';
+import { DevnetLiteServer, type DevnetFeed } from './liteserver.js';
+import { signedTransfer, walletSeqno } from './wallets.js';
+
+let devnet: TestDevnet;
+const cleanup: Array<() => Promise<unknown> | unknown> = [];
+
+beforeAll(async () => {
+  devnet = await openTestDevnet({ confirmationLagMs: 800 });
+  await devnet.chain.produceBlock();
+}, 120_000);
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+afterAll(async () => {
+  await devnet?.close();
+});
+
+/** A liteserver source on a devnet liteserver with `feed`, followed into a fresh log with a tracker. */
+async function follow(feed: DevnetFeed) {
+  const server = await DevnetLiteServer.start({ archive: devnet.chain.archive(), feed, dataDir: devnet.dataDir, port: 0 });
+  cleanup.push(() => server.close());
+  const { anchor } = parseGlobalConfig(JSON.parse(server.globalConfig()), 'global-config');
+  const source: LiteserverChain = createLiteserverChain({
+    config: { liteservers: [{ ...server.address, publicKey: server.publicKey }], anchor },
+    network: 'testnet',
+    trust: 'fast',
+    nonFinalPollMs: 100,
+    poolOptions: { headPollMs: 200, backoff: { minMs: 50, maxMs: 200 } },
+  });
+  await source.start();
+  cleanup.push(() => source.stop());
+  const tracker = new FinalityTracker();
+  const seen: ProvisionalEvent[] = [];
+  tracker.subscribe((e) => seen.push(e));
+  const feedOfSource = new FinalityFeed({ source, tracker });
+  feedOfSource.start();
+  cleanup.push(() => feedOfSource.stop());
+  const store = await openTestStore('sqlite');
+  cleanup.push(() => dropTestStore(store));
+  const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
+  await log.open();
+  const follower = new Follower({ source, store, log, logger: pino({ level: 'silent' }), startAt: devnet.chain.masterchainSeqno, pollIntervalMs: 100, onFinalized: (b) => tracker.finalizedBlock(b) });
+  await follower.start();
+  cleanup.push(() => follower.stop());
+  return { source, seen, follower };
+}
+
+async function transferBoc(): Promise<Buffer> {
+  const alice = devnet.directory.wallets.find((w) => w.name === 'alice')!;
+  const bob = devnet.directory.wallets.find((w) => w.name === 'bob')!;
+  const seqno = walletSeqno(alice.version, devnet.chain.pendingAccount(alice.id).data);
+  return (await signedTransfer(alice, { seqno, now: devnet.chain.now(), messages: [internal({ to: bob.address, value: toNano('0.1'), bounce: false })] })).toBoc();
+}
+
+const waitFor = async (done: () => boolean, what: string, ms = 20_000) => {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+describe('finality levels over the liteserver protocol against the devnet', () => {
+  it('a transfer sent through the liteserver source is seen pending, confirmed (from a checked non-final block), then finalized', async () => {
+    const { source, seen, follower } = await follow(devnet.chain);
+    const boc = await transferBoc();
+    const { hash } = await source.sendExternalMessage(boc);
+    const trace = normalizedHashOfMessage(Cell.fromBoc(boc)[0]!)!;
+    await waitFor(() => seen.some((e) => e.trace === trace), 'pending');
+    const produced = devnet.chain.produceBlock();
+    await waitFor(() => seen.some((e) => e.trace === trace && e.finality === 'confirmed'), 'confirmed');
+    // confirmed while the masterchain block that commits it is still to come
+    expect(follower.status().lastSeqno).toBeLessThan((await produced).seqno);
+    await follower.waitForSeqno((await produced).seqno);
+    await waitFor(() => seen.some((e) => e.trace === trace && e.finality === 'finalized'), 'finalized');
+    const levels = seen.filter((e) => e.trace === trace);
+    expect(levels.map((e) => e.finality)).toEqual(['pending', 'confirmed', 'finalized']);
+    expect(levels[0]!.messageHash).toBe(hash);
+    expect(source.status().nonFinal).toMatchObject({ state: 'supported', disproven: 0 });
+    expect(source.status().nonFinal.shown).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a server without liteServer.nonfinal.*: finalized only, said in the status, polling stopped', async () => {
+    const withoutNonFinal: DevnetFeed = {
+      onMasterchainHead: (l) => devnet.chain.onMasterchainHead(l),
+      sendExternalMessage: (b) => devnet.chain.sendExternalMessage(b),
+    };
+    const { source, seen, follower } = await follow(withoutNonFinal);
+    await waitFor(() => source.status().nonFinal.state === 'unsupported', 'the source to give up on non-final blocks');
+    expect(source.status().nonFinal.reason).toMatch(/query is not allowed.*finalized blocks only/);
+    expect(source.nonFinalSupported()).toBe(false);
+    const boc = await transferBoc();
+    await source.sendExternalMessage(boc);
+    const head = await devnet.chain.produceBlock();
+    await follower.waitForSeqno(head.seqno);
+    const trace = normalizedHashOfMessage(Cell.fromBoc(boc)[0]!)!;
+    await waitFor(() => seen.some((e) => e.trace === trace && e.finality === 'finalized'), 'finalized');
+    expect(seen.filter((e) => e.trace === trace).map((e) => e.finality)).toEqual(['pending', 'finalized']);
+  }, 60_000);
+});
