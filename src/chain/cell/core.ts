@@ -1,0 +1,95 @@
+// The edge to @ton/core: its Cell into an arena cell and back, for the parts that build cells or run the
+// TVM (devnet, sandbox, proof building). Its cells are written with their bytes copied whole (its toBoc
+// copies bits one at a time and re-hashes every cell to sort them) and then parsed like any BoC.
+import { Cell } from '@ton/core';
+import type { CellRef } from './cell.js';
+import { crc32c } from './crc32c.js';
+import { bocRoot } from './parse.js';
+
+const MAGIC = 0xb5ee9c72;
+const EMPTY = new Uint8Array(0);
+
+/** The cell's data bits as bytes (last byte zero-padded), using the public BitString API only. */
+export function cellBytes(cell: Cell): Uint8Array {
+  const bits = cell.bits;
+  const length = bits.length;
+  if (length === 0) return EMPTY;
+  const whole = length & ~7;
+  if (whole === length) {
+    const direct = bits.subbuffer(0, length);
+    if (direct) return direct;
+  }
+  const out = new Uint8Array((length + 7) >> 3);
+  const head = whole > 0 ? bits.subbuffer(0, whole) : EMPTY;
+  if (head) out.set(head);
+  for (let i = head ? whole : 0; i < length; i++) {
+    if (bits.at(i)) out[i >> 3]! |= 0x80 >> (i & 7);
+  }
+  return out;
+}
+
+const bytesFor = (n: number): number => Math.max(1, Math.ceil((32 - Math.clz32(n)) / 8));
+
+/** A standard BoC (no index, CRC32-C) of an @ton/core cell: root first, then reverse post-order. */
+export function coreCellToBoc(root: Cell): Buffer {
+  // Cells are ordered by identity: they come from one parsed BoC or one builder, already de-duplicated.
+  const index = new Map<Cell, number>();
+  const postOrder: Cell[] = [];
+  const visit = (cell: Cell): void => {
+    if (index.has(cell)) return;
+    index.set(cell, -1);
+    for (const ref of cell.refs) visit(ref);
+    postOrder.push(cell);
+  };
+  for (const ref of root.refs) visit(ref);
+  const cells: Cell[] = [root];
+  for (let i = postOrder.length - 1; i >= 0; i--) {
+    index.set(postOrder[i]!, cells.length);
+    cells.push(postOrder[i]!);
+  }
+  const sizeBytes = bytesFor(cells.length);
+  let totalCellSize = 0;
+  for (const c of cells) totalCellSize += 2 + ((c.bits.length + 7) >> 3) + c.refs.length * sizeBytes;
+  const offsetBytes = bytesFor(totalCellSize);
+  const out = Buffer.alloc(4 + 2 + 3 * sizeBytes + offsetBytes + sizeBytes + totalCellSize + 4);
+  let p = 0;
+  const writeN = (value: number, n: number): void => {
+    for (let i = n - 1; i >= 0; i--) {
+      out[p + i] = value & 0xff;
+      value = Math.floor(value / 256);
+    }
+    p += n;
+  };
+  out.writeUInt32BE(MAGIC, 0);
+  p = 4;
+  out[p++] = 0x40 | sizeBytes; // has_idx 0, has_crc32c 1, has_cache_bits 0, flags 0, size
+  out[p++] = offsetBytes;
+  writeN(cells.length, sizeBytes);
+  writeN(1, sizeBytes); // roots
+  writeN(0, sizeBytes); // absent
+  writeN(totalCellSize, offsetBytes);
+  writeN(0, sizeBytes); // root index
+  for (const c of cells) {
+    const bitLength = c.bits.length;
+    const dataLength = (bitLength + 7) >> 3;
+    out[p++] = c.refs.length + (c.isExotic ? 8 : 0) + c.mask.value * 32;
+    out[p++] = dataLength + (bitLength >> 3);
+    out.set(cellBytes(c).subarray(0, dataLength), p);
+    // Completion tag: a 1 bit right after the data when it does not fill the last byte.
+    if (bitLength & 7) out[p + dataLength - 1]! |= 0x80 >> (bitLength & 7);
+    p += dataLength;
+    for (const ref of c.refs) writeN(index.get(ref)!, sizeBytes);
+  }
+  out.writeUInt32LE(crc32c(out.subarray(0, p)), p);
+  return out;
+}
+
+/** An @ton/core cell as an arena cell (the root of its own arena). */
+export function fromCore(cell: Cell): CellRef {
+  return bocRoot(coreCellToBoc(cell));
+}
+
+/** An arena cell as an @ton/core cell (for builders and the TVM). */
+export function toCore(cell: CellRef): Cell {
+  return Cell.fromBoc(cell.toBoc())[0]!;
+}

@@ -1,0 +1,98 @@
+// Writes cells of a CellArena back as a standard BoC (magic b5ee9c72, no index, CRC32-C): the root first,
+// then the cells under it in reverse post-order of a depth-first walk, each copied from the arena's bytes
+// with its references renumbered. The same bytes decode/boc.ts writes from @ton/core cells.
+import type { CellArena } from './arena.js';
+import { crc32c } from './crc32c.js';
+
+const MAGIC = 0xb5ee9c72;
+
+const bytesFor = (n: number): number => Math.max(1, Math.ceil((32 - Math.clz32(n)) / 8));
+
+/** A root that is not (yet) an arena cell: the unread rest of a slice, with arena references. */
+export interface LooseRoot {
+  /** Data bits, zero-padded (no completion tag). */
+  bytes: Uint8Array;
+  bitLength: number;
+  refs: number[];
+}
+
+/** A BoC of arena cell `root` and everything under it. */
+export function writeBoc(arena: CellArena, root: number): Buffer {
+  return write(arena, root, null);
+}
+
+/** A BoC whose root is `loose` (an ordinary cell) over arena cells. */
+export function writeLooseBoc(arena: CellArena, loose: LooseRoot): Buffer {
+  return write(arena, -1, loose);
+}
+
+function write(arena: CellArena, root: number, loose: LooseRoot | null): Buffer {
+  const { d1s, bits, refs, dataAt, bytes } = arena;
+  // Parents before children: reverse post-order of a depth-first walk from the root's references.
+  const index = new Map<number, number>();
+  const postOrder: number[] = [];
+  const visit = (i: number): void => {
+    if (index.has(i)) return;
+    index.set(i, -1);
+    for (let k = 0; k < (d1s[i]! & 7); k++) visit(refs[i * 4 + k]!);
+    postOrder.push(i);
+  };
+  const rootRefs = loose ? loose.refs : Array.from({ length: d1s[root]! & 7 }, (_, k) => refs[root * 4 + k]!);
+  for (const r of rootRefs) visit(r);
+  if (!loose) index.set(root, 0);
+  const order: number[] = [];
+  for (let i = postOrder.length - 1; i >= 0; i--) {
+    index.set(postOrder[i]!, order.length + 1);
+    order.push(postOrder[i]!);
+  }
+  const count = order.length + 1;
+  const sizeBytes = bytesFor(count);
+  const rootBits = loose ? loose.bitLength : bits[root]!;
+  let totalSize = 2 + ((rootBits + 7) >> 3) + rootRefs.length * sizeBytes;
+  for (const i of order) totalSize += 2 + ((bits[i]! + 7) >> 3) + (d1s[i]! & 7) * sizeBytes;
+  const offsetBytes = bytesFor(totalSize);
+  const out = Buffer.allocUnsafe(4 + 2 + 3 * sizeBytes + offsetBytes + sizeBytes + totalSize + 4);
+  let p = 0;
+  const writeN = (value: number, n: number): void => {
+    for (let k = n - 1; k >= 0; k--) {
+      out[p + k] = value & 0xff;
+      value = Math.floor(value / 256);
+    }
+    p += n;
+  };
+  out.writeUInt32BE(MAGIC, 0);
+  p = 4;
+  out[p++] = 0x40 | sizeBytes; // has_idx 0, has_crc32c 1, has_cache_bits 0, flags 0, size
+  out[p++] = offsetBytes;
+  writeN(count, sizeBytes);
+  writeN(1, sizeBytes); // roots
+  writeN(0, sizeBytes); // absent
+  writeN(totalSize, offsetBytes);
+  writeN(0, sizeBytes); // root index
+  const cell = (i: number): void => {
+    const bitLength = bits[i]!;
+    const length = (bitLength + 7) >> 3;
+    out[p++] = d1s[i]!;
+    out[p++] = (bitLength >> 3) + length;
+    out.set(bytes.subarray(dataAt[i]!, dataAt[i]! + length), p);
+    p += length;
+    for (let k = 0; k < (d1s[i]! & 7); k++) writeN(index.get(refs[i * 4 + k]!)!, sizeBytes);
+  };
+  if (loose) {
+    const length = (loose.bitLength + 7) >> 3;
+    let mask = 0;
+    for (const r of loose.refs) mask |= d1s[r]! >> 5;
+    out[p++] = loose.refs.length | (mask << 5);
+    out[p++] = (loose.bitLength >> 3) + length;
+    out.set(loose.bytes.subarray(0, length), p);
+    // Completion tag: a 1 bit right after the data when it does not fill the last byte.
+    if (loose.bitLength & 7) out[p + length - 1]! |= 0x80 >> (loose.bitLength & 7);
+    p += length;
+    for (const r of loose.refs) writeN(index.get(r)!, sizeBytes);
+  } else {
+    cell(root);
+  }
+  for (const i of order) cell(i);
+  out.writeUInt32LE(crc32c(out.subarray(0, p)), p);
+  return out;
+}
