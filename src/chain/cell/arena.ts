@@ -2,9 +2,10 @@
 // starts in the BoC's own bytes (never copied), its bit length, its descriptor (references, exotic flag,
 // level mask) and its references. Hashes and depths are computed when first asked for, children first
 // without recursion, and kept: a cell is hashed once. Levels follow the TVM (crypto/vm/cells/DataCell.cpp):
-// a cell with a level mask has one hash per significant level; a pruned branch carries its lower ones.
-import { hash as oneShot } from 'node:crypto';
+// a cell with a level mask has one hash per significant level (level 0 and each bit of the mask), all kept
+// in one flat array; a pruned branch carries its lower ones in its data.
 import { BocError } from './errors.js';
+import { SHA_INPUT, sha256Input } from './sha256.js';
 
 /** The first data byte of an exotic cell. */
 export const ExoticType = { PrunedBranch: 1, Library: 2, MerkleProof: 3, MerkleUpdate: 4 } as const;
@@ -29,12 +30,11 @@ export class CellArena {
   readonly d1s: Uint8Array;
   /** Four slots per cell: the indexes of its references. */
   readonly refs: Uint32Array;
-  /** Top-level (representation) hash of each cell, once computed. */
+  /** First hash slot of each cell: it has popcount(mask) + 1 of them, lowest level first. */
+  private slots: Uint32Array | null = null;
   private hashes: Uint8Array | null = null;
   private depths: Uint16Array | null = null;
   private done: Uint8Array | null = null;
-  /** Lower-level hashes and depths of cells with a level mask (index 0..top-1), once computed. */
-  private readonly lower = new Map<number, { hashes: Uint8Array; depths: number[] }>();
 
   constructor(
     readonly bytes: Uint8Array,
@@ -71,34 +71,44 @@ export class CellArena {
   /** The cell's hash at `level` (3, the default, is the representation hash), as a view into the arena. */
   hash(i: number, level = 3): Uint8Array {
     this.compute(i);
-    const at = this.slot(i, level);
-    if (at < 0) return this.hashes!.subarray(i * HASH, i * HASH + HASH);
-    return this.lower.get(i)!.hashes.subarray(at * HASH, at * HASH + HASH);
+    const at = this.slot(i, level) * HASH;
+    return this.hashes!.subarray(at, at + HASH);
   }
 
   depth(i: number, level = 3): number {
     this.compute(i);
-    const at = this.slot(i, level);
-    return at < 0 ? this.depths![i]! : this.lower.get(i)!.depths[at]!;
+    return this.depths![this.slot(i, level)]!;
   }
 
-  /** Which stored hash answers `level`: -1 for the top one, else an index into the lower ones. */
+  /** The hash slot that answers `level`: levels above the mask's repeat the highest significant one. */
   private slot(i: number, level: number): number {
     const mask = this.d1s[i]! >> 5;
-    if (mask === 0) return -1;
-    const index = POP[mask & ((1 << Math.min(level, 3)) - 1)]!;
-    return index === POP[mask] ? -1 : index;
+    return this.slots![i]! + (level >= 3 ? POP[mask]! : POP[mask & ((1 << level) - 1)]!);
+  }
+
+  private allocate(): void {
+    const slots = new Uint32Array(this.count);
+    let next = 0;
+    for (let i = 0; i < this.count; i++) {
+      slots[i] = next;
+      next += POP[this.d1s[i]! >> 5]! + 1;
+    }
+    this.slots = slots;
+    this.hashes = new Uint8Array(next * HASH);
+    this.depths = new Uint16Array(next);
+    this.done = new Uint8Array(this.count);
   }
 
   /** Computes the hashes of `root` and every cell under it not hashed yet, children first. */
   private compute(root: number): void {
-    if (this.done === null) {
-      this.hashes = new Uint8Array(this.count * HASH);
-      this.depths = new Uint16Array(this.count);
-      this.done = new Uint8Array(this.count);
-    }
-    const done = this.done;
+    if (this.done === null) this.allocate();
+    const done = this.done!;
     if (done[root]) return;
+    if (root === 0) {
+      // Children always come after their parents: from the last cell back, every child is ready.
+      for (let i = this.count - 1; i >= 0; i--) if (!done[i]) (this.hashCell(i), (done[i] = 1));
+      return;
+    }
     const stack = [root];
     while (stack.length > 0) {
       const i = stack[stack.length - 1]!;
@@ -128,66 +138,60 @@ export class CellArena {
     const type = this.exoticType(i);
     if (type === ExoticType.PrunedBranch) return this.hashPruned(i, mask);
     const merkle = type === ExoticType.MerkleProof || type === ExoticType.MerkleUpdate;
-    const top = POP[mask]!;
-    const lower = top > 0 ? { hashes: new Uint8Array(top * HASH), depths: new Array<number>(top) } : null;
-    let prev: Uint8Array | null = null;
-    for (let level = 0, h = 0; level <= 3 && h <= top; level++) {
-      // Level 0 and each level in the mask has its own hash; the others repeat the one below.
-      if (level > 0 && !((mask >> (level - 1)) & 1)) continue;
-      const { digest, depth } = this.hashAt(i, level, mask & ((1 << level) - 1), prev, merkle);
-      if (h === top) {
-        this.hashes!.set(digest, i * HASH);
-        this.depths![i] = depth;
-      } else {
-        lower!.hashes.set(digest, h * HASH);
-        lower!.depths[h] = depth;
+    const first = this.slots![i]!;
+    if (mask === 0) {
+      this.depths![first] = this.hashAt(i, 0, 0, -1, merkle, first);
+    } else {
+      for (let level = 0, h = 0; level <= 3; level++) {
+        // Level 0 and each level in the mask has its own hash; the others repeat the one below.
+        if (level > 0 && !((mask >> (level - 1)) & 1)) continue;
+        this.depths![first + h] = this.hashAt(i, level, mask & ((1 << level) - 1), h > 0 ? first + h - 1 : -1, merkle, first + h);
+        h++;
       }
-      prev = digest;
-      h++;
     }
-    if (lower) this.lower.set(i, lower);
     if (type === ExoticType.MerkleProof) this.checkMerkle(i, 1, 0);
     if (type === ExoticType.MerkleUpdate) (this.checkMerkle(i, 1, 0), this.checkMerkle(i, 1 + HASH, 1));
   }
 
   /** A Merkle cell's data names its child's level-0 hash; a proof whose child differs is no proof. */
   private checkMerkle(i: number, at: number, k: number): void {
-    const stated = this.bytes.subarray(this.dataAt[i]! + at, this.dataAt[i]! + at + HASH);
-    const child = this.hash(this.refs[i * 4 + k]!, 0);
+    const stated = this.dataAt[i]! + at;
+    const child = this.slot(this.refs[i * 4 + k]!, 0) * HASH;
     for (let b = 0; b < HASH; b++) {
-      if (stated[b] !== child[b]) throw new BocError('bad-exotic', `Merkle cell ${i}: its reference's hash is not the one it names`);
+      if (this.bytes[stated + b] !== this.hashes![child + b]) throw new BocError('bad-exotic', `Merkle cell ${i}: its reference's hash is not the one it names`);
     }
   }
 
   /** A pruned branch: its top hash from its own data; the lower ones are written in it. */
   private hashPruned(i: number, mask: number): void {
     const top = POP[mask]!;
-    const { digest } = this.hashAt(i, 3, mask, null, false);
-    this.hashes!.set(digest, i * HASH);
-    this.depths![i] = 0;
+    const first = this.slots![i]!;
+    this.hashAt(i, 3, mask, -1, false, first + top);
+    this.depths![first + top] = 0;
     const data = this.dataAt[i]! + (this.bits[i] === LEGACY_PRUNED_BITS ? 1 : 2);
-    const hashes = this.bytes.slice(data, data + top * HASH);
-    const depths: number[] = [];
+    this.hashes!.set(this.bytes.subarray(data, data + top * HASH), first * HASH);
     for (let h = 0; h < top; h++) {
       const at = data + top * HASH + 2 * h;
-      depths.push((this.bytes[at]! << 8) | this.bytes[at + 1]!);
+      this.depths![first + h] = (this.bytes[at]! << 8) | this.bytes[at + 1]!;
     }
-    this.lower.set(i, { hashes, depths });
   }
 
-  // d1 d2, then the data (first hash) or the previous hash, the children's depths, the children's hashes.
-  private readonly scratch = new Uint8Array(2 + 128 + 4 * 2 + 4 * HASH);
-
-  private hashAt(i: number, level: number, levelMask: number, prev: Uint8Array | null, merkle: boolean): { digest: Uint8Array; depth: number } {
-    const s = this.scratch;
+  /**
+   * Hashes cell `i` at `level` into hash slot `out` and returns its depth there. The input, written straight
+   * into the hasher's buffer: d1 d2, the data (first hash) or the previous hash (slot `prev`), the
+   * children's depths, the children's hashes.
+   */
+  private hashAt(i: number, level: number, levelMask: number, prev: number, merkle: boolean, out: number): number {
+    const s = SHA_INPUT;
+    const hashes = this.hashes!;
     const d1 = this.d1s[i]!;
     const bitLength = this.bits[i]!;
     const n = d1 & 7;
     s[0] = n | (d1 & 8) | (levelMask << 5);
     s[1] = (bitLength >> 3) + ((bitLength + 7) >> 3);
     let p = 2;
-    if (prev) {
-      s.set(prev, p);
+    if (prev >= 0) {
+      for (let b = 0, from = prev * HASH; b < HASH; b++) s[p + b] = hashes[from + b]!;
       p += HASH;
     } else {
       const start = this.dataAt[i]!;
@@ -199,17 +203,18 @@ export class CellArena {
     const childLevel = merkle ? level + 1 : level;
     let depth = 0;
     for (let k = 0; k < n; k++) {
-      const c = this.refs[i * 4 + k]!;
-      const d = this.depth(c, childLevel);
+      const d = this.depths![this.slot(this.refs[i * 4 + k]!, childLevel)]!;
       if (d + 1 > depth) depth = d + 1;
       s[p++] = d >> 8;
       s[p++] = d & 0xff;
     }
     for (let k = 0; k < n; k++) {
-      s.set(this.hash(this.refs[i * 4 + k]!, childLevel), p);
+      const from = this.slot(this.refs[i * 4 + k]!, childLevel) * HASH;
+      for (let b = 0; b < HASH; b++) s[p + b] = hashes[from + b]!;
       p += HASH;
     }
     if (depth > 1024) throw new BocError('absurd-size', `cell ${i} is ${depth} cells deep (at most 1024)`);
-    return { digest: oneShot('sha256', s.subarray(0, p), 'buffer') as unknown as Uint8Array, depth };
+    sha256Input(p, hashes, out * HASH);
+    return depth;
   }
 }

@@ -30,8 +30,30 @@ export function cellBytes(cell: Cell): Uint8Array {
 
 const bytesFor = (n: number): number => Math.max(1, Math.ceil((32 - Math.clz32(n)) / 8));
 
+/** One cell as the BoC writes it: descriptor inputs, padded data, children. */
+interface Node {
+  bytes: Uint8Array;
+  bitLength: number;
+  refs: Cell[];
+  exotic: boolean;
+  levelMask: number;
+}
+
+const nodeOf = (cell: Cell): Node => ({ bytes: cellBytes(cell), bitLength: cell.bits.length, refs: cell.refs, exotic: cell.isExotic, levelMask: cell.mask.value });
+
 /** A standard BoC (no index, CRC32-C) of an @ton/core cell: root first, then reverse post-order. */
-export function coreCellToBoc(root: Cell): Buffer {
+export function coreCellToBoc(cell: Cell): Buffer {
+  return serialize(nodeOf(cell));
+}
+
+/** A standard BoC of an ordinary cell of these bits (zero-padded) and references, without building it. */
+export function coreRestToBoc(bytes: Uint8Array, bitLength: number, refs: Cell[]): Buffer {
+  let levelMask = 0;
+  for (const ref of refs) levelMask |= ref.mask.value;
+  return serialize({ bytes, bitLength, refs, exotic: false, levelMask });
+}
+
+function serialize(root: Node): Buffer {
   // Cells are ordered by identity: they come from one parsed BoC or one builder, already de-duplicated.
   const index = new Map<Cell, number>();
   const postOrder: Cell[] = [];
@@ -42,14 +64,14 @@ export function coreCellToBoc(root: Cell): Buffer {
     postOrder.push(cell);
   };
   for (const ref of root.refs) visit(ref);
-  const cells: Cell[] = [root];
+  const cells: Node[] = [root];
   for (let i = postOrder.length - 1; i >= 0; i--) {
     index.set(postOrder[i]!, cells.length);
-    cells.push(postOrder[i]!);
+    cells.push(nodeOf(postOrder[i]!));
   }
   const sizeBytes = bytesFor(cells.length);
   let totalCellSize = 0;
-  for (const c of cells) totalCellSize += 2 + ((c.bits.length + 7) >> 3) + c.refs.length * sizeBytes;
+  for (const c of cells) totalCellSize += 2 + ((c.bitLength + 7) >> 3) + c.refs.length * sizeBytes;
   const offsetBytes = bytesFor(totalCellSize);
   const out = Buffer.alloc(4 + 2 + 3 * sizeBytes + offsetBytes + sizeBytes + totalCellSize + 4);
   let p = 0;
@@ -70,13 +92,12 @@ export function coreCellToBoc(root: Cell): Buffer {
   writeN(totalCellSize, offsetBytes);
   writeN(0, sizeBytes); // root index
   for (const c of cells) {
-    const bitLength = c.bits.length;
-    const dataLength = (bitLength + 7) >> 3;
-    out[p++] = c.refs.length + (c.isExotic ? 8 : 0) + c.mask.value * 32;
-    out[p++] = dataLength + (bitLength >> 3);
-    out.set(cellBytes(c).subarray(0, dataLength), p);
+    const dataLength = (c.bitLength + 7) >> 3;
+    out[p++] = c.refs.length + (c.exotic ? 8 : 0) + c.levelMask * 32;
+    out[p++] = dataLength + (c.bitLength >> 3);
+    out.set(c.bytes.subarray(0, dataLength), p);
     // Completion tag: a 1 bit right after the data when it does not fill the last byte.
-    if (bitLength & 7) out[p + dataLength - 1]! |= 0x80 >> (bitLength & 7);
+    if (c.bitLength & 7) out[p + dataLength - 1]! |= 0x80 >> (c.bitLength & 7);
     p += dataLength;
     for (const ref of c.refs) writeN(index.get(ref)!, sizeBytes);
   }

@@ -6,4 +6,5 @@ export { coreCellToBoc, cellBytes, fromCore, toCore } from './core.js';
 export { crc32c } from './crc32c.js';
 export { BocError, CellLayoutError, PrunedCellError, type BocErrorCode } from './errors.js';
 export { bocRoot, bocRoots, parseBoc } from './parse.js';
+export type { Reader } from './reader.js';
 export { Slice } from './slice.js';

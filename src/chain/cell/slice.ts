@@ -4,9 +4,10 @@
 import { ExoticType } from './arena.js';
 import { CellRef } from './cell.js';
 import { CellLayoutError, PrunedCellError } from './errors.js';
+import type { Reader } from './reader.js';
 import { writeLooseBoc } from './serialize.js';
 
-export class Slice {
+export class Slice implements Reader<CellRef> {
   private readonly bytes: Uint8Array;
   /** Bit offset of the cell's data in `bytes`. */
   private readonly base: number;
@@ -171,6 +172,14 @@ export class Slice {
     const out: CellRef[] = [];
     for (let k = this.refIndex; k < this.cell.refCount; k++) out.push(this.cell.ref(k));
     return out;
+  }
+
+  cellHash(): string {
+    return this.cell.hashHex();
+  }
+
+  cellBoc(): Buffer {
+    return this.cell.toBoc();
   }
 
   /** A standard BoC of the unread part as its own ordinary cell (the cell's own when nothing was read). */

@@ -3,6 +3,7 @@
 // account or lt), only the leaves in key order, so the plain walk skips label bits; the keyed walk is
 // for small maps whose key is information (workchain ids of ShardHashes).
 import type { Cell } from '@ton/core';
+import type { Reader } from '../cell/reader.js';
 import { bitsForMax, CellLayoutError, CellReader } from './reader.js';
 
 export interface Label {
@@ -17,7 +18,7 @@ function checkLength(n: number, m: number): number {
 }
 
 /** Reads `HmLabel ~l m`; `bits` holds the label's key bits only when `wantBits`. */
-export function readLabel(r: CellReader, m: number, wantBits: boolean): Label {
+export function readLabel(r: Reader, m: number, wantBits: boolean): Label {
   if (!r.bool()) {
     // hml_short$0 len:(Unary ~n) s:(n * Bit)
     let n = 0;
@@ -37,7 +38,7 @@ export function readLabel(r: CellReader, m: number, wantBits: boolean): Label {
   return { length: n, bits: v && wantBits ? (1n << BigInt(n)) - 1n : 0n };
 }
 
-function readLabelBits(r: CellReader, n: number, wantBits: boolean): Label {
+function readLabelBits(r: Reader, n: number, wantBits: boolean): Label {
   if (!wantBits) {
     r.skip(n);
     return { length: n, bits: 0n };
@@ -50,37 +51,37 @@ function readLabelBits(r: CellReader, n: number, wantBits: boolean): Label {
  * leaf in ascending key order with the reader placed just after the label (at `extra:Y value:X` for the
  * augmented form, at `value:X` for the plain one). Fork extras are never read.
  */
-export function forEachLeaf(r: CellReader, n: number, leaf: (value: CellReader) => void): void {
+export function forEachLeaf<C>(r: Reader<C>, n: number, leaf: (value: Reader<C>) => void): void {
   const m = n - readLabel(r, n, false).length;
   if (m === 0) {
     leaf(r);
     return;
   }
-  const left = r.ref();
-  const right = r.ref();
-  forEachLeaf(new CellReader(left), m - 1, leaf);
-  forEachLeaf(new CellReader(right), m - 1, leaf);
+  const left = r.refReader();
+  const right = r.refReader();
+  forEachLeaf(left, m - 1, leaf);
+  forEachLeaf(right, m - 1, leaf);
 }
 
 /**
  * `HashmapE n X` / `HashmapAugE n X Y` at the reader: one bit, then the root in a reference. The
  * augmented form's root extra follows inline and is skipped by the caller (it is the last field).
  */
-export function forEachLeafE(r: CellReader, n: number, leaf: (value: CellReader) => void): void {
+export function forEachLeafE<C>(r: Reader<C>, n: number, leaf: (value: Reader<C>) => void): void {
   if (!r.bool()) return;
-  forEachLeaf(new CellReader(r.ref()), n, leaf);
+  forEachLeaf(r.refReader(), n, leaf);
 }
 
 /** Convenience for a root cell that is itself a `HashmapE`/`HashmapAugE`. */
-export function forEachLeafInCell(cell: Cell, n: number, leaf: (value: CellReader) => void): void {
+export function forEachLeafInCell(cell: Cell, n: number, leaf: (value: Reader<Cell>) => void): void {
   forEachLeafE(new CellReader(cell), n, leaf);
 }
 
 /** Like forEachLeaf, with each leaf's full key as an unsigned integer of n bits. */
-export function forEachKeyedLeaf(
-  r: CellReader,
+export function forEachKeyedLeaf<C>(
+  r: Reader<C>,
   n: number,
-  leaf: (key: bigint, value: CellReader) => void,
+  leaf: (key: bigint, value: Reader<C>) => void,
   prefix = 0n,
 ): void {
   const label = readLabel(r, n, true);
@@ -90,8 +91,8 @@ export function forEachKeyedLeaf(
     leaf(key, r);
     return;
   }
-  const left = r.ref();
-  const right = r.ref();
-  forEachKeyedLeaf(new CellReader(left), m - 1, leaf, key << 1n);
-  forEachKeyedLeaf(new CellReader(right), m - 1, leaf, (key << 1n) | 1n);
+  const left = r.refReader();
+  const right = r.refReader();
+  forEachKeyedLeaf(left, m - 1, leaf, key << 1n);
+  forEachKeyedLeaf(right, m - 1, leaf, (key << 1n) | 1n);
 }

@@ -2,46 +2,18 @@
 // BigInt, which dominates the cost of decoding every transaction of the chain; this reader works on
 // the cell's bytes with plain numbers and only falls back to BigInt above 48 bits.
 import { beginCell, CellType, type Cell } from '@ton/core';
+import { cellBytes, coreCellToBoc, coreRestToBoc } from '../cell/core.js';
+import { CellLayoutError, PrunedCellError } from '../cell/errors.js';
+import { CellRef } from '../cell/cell.js';
+import type { Reader } from '../cell/reader.js';
+import { Slice } from '../cell/slice.js';
 
-/** Thrown when a cell does not hold what the layout says; decoders turn it into a reason. */
-export class CellLayoutError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CellLayoutError';
-  }
-}
+export { CellLayoutError, PrunedCellError } from '../cell/errors.js';
+export { cellBytes } from '../cell/core.js';
 
-/**
- * Thrown when a reader is opened on a pruned branch: its bits are hashes of a cell a proof left out, never
- * data. A CellLayoutError, so decoders that turn layout errors into a reason do so; proof checks report it
- * as "not proven".
- */
-export class PrunedCellError extends CellLayoutError {
-  constructor(readonly prunedHash: string) {
-    super(`cell ${prunedHash.slice(0, 16)}… is pruned (not in the proof)`);
-    this.name = 'PrunedCellError';
-  }
-}
-
-const EMPTY = new Uint8Array(0);
-
-/** The cell's data bits as bytes (last byte zero-padded), using the public BitString API only. */
-export function cellBytes(cell: Cell): Uint8Array {
-  const bits = cell.bits;
-  const length = bits.length;
-  if (length === 0) return EMPTY;
-  const whole = length & ~7;
-  if (whole === length) {
-    const direct = bits.subbuffer(0, length);
-    if (direct) return direct;
-  }
-  const out = new Uint8Array((length + 7) >> 3);
-  const head = whole > 0 ? bits.subbuffer(0, whole) : EMPTY;
-  if (head) out.set(head);
-  for (let i = head ? whole : 0; i < length; i++) {
-    if (bits.at(i)) out[i >> 3]! |= 0x80 >> (i & 7);
-  }
-  return out;
+/** A reader over either kind of cell: arena cells (the decode path) or @ton/core cells (the edges). */
+export function readerOf(cell: Cell | CellRef): Reader<Cell> | Reader<CellRef> {
+  return cell instanceof CellRef ? new Slice(cell) : new CellReader(cell);
 }
 
 /** Number of bits of `#<= m` (and of the length field of `HmLabel` for m). */
@@ -49,7 +21,7 @@ export function bitsForMax(m: number): number {
   return m === 0 ? 0 : 32 - Math.clz32(m);
 }
 
-export class CellReader {
+export class CellReader implements Reader<Cell> {
   private readonly bytes: Uint8Array;
   private readonly bitLength: number;
   private bit = 0;
@@ -172,6 +144,23 @@ export class CellReader {
     if (!ref) throw new CellLayoutError(`needs a reference, ${this.remainingRefs} left`);
     this.refIndex++;
     return ref;
+  }
+
+  refReader(): CellReader {
+    return new CellReader(this.ref());
+  }
+
+  cellHash(): string {
+    return this.cell.hash().toString('hex');
+  }
+
+  cellBoc(): Buffer {
+    return coreCellToBoc(this.cell);
+  }
+
+  restToBoc(): Buffer {
+    const { bytes, bitLength } = this.restBits();
+    return coreRestToBoc(bytes, bitLength, this.restRefs());
   }
 
   maybeRef(): Cell | null {
