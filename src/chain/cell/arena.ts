@@ -35,6 +35,8 @@ export class CellArena {
   private hashes: Uint8Array | null = null;
   private depths: Uint16Array | null = null;
   private done: Uint8Array | null = null;
+  /** Marks for walks over the arena (BoC writing): a cell is seen in this walk when its mark is the stamp. */
+  private walk: { mark: Uint32Array; index: Uint32Array; stamp: number } | null = null;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -66,6 +68,13 @@ export class CellArena {
 
   ref(i: number, k: number): number {
     return this.refs[i * 4 + k]!;
+  }
+
+  /** Scratch arrays for one walk at a time; the stamp is new for each walk, so nothing is cleared. */
+  walkScratch(): { mark: Uint32Array; index: Uint32Array; stamp: number } {
+    this.walk ??= { mark: new Uint32Array(this.count), index: new Uint32Array(this.count), stamp: 0 };
+    this.walk.stamp++;
+    return this.walk;
   }
 
   /** The cell's hash at `level` (3, the default, is the representation hash), as a view into the arena. */

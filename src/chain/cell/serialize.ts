@@ -28,21 +28,42 @@ export function writeLooseBoc(arena: CellArena, loose: LooseRoot): Buffer {
 
 function write(arena: CellArena, root: number, loose: LooseRoot | null): Buffer {
   const { d1s, bits, refs, dataAt, bytes } = arena;
-  // Parents before children: reverse post-order of a depth-first walk from the root's references.
-  const index = new Map<number, number>();
+  const { mark, index, stamp } = arena.walkScratch();
+  // Parents before children: reverse post-order of a depth-first walk from the root's references
+  // (iterative: a BoC may be deeper than the stack).
   const postOrder: number[] = [];
-  const visit = (i: number): void => {
-    if (index.has(i)) return;
-    index.set(i, -1);
-    for (let k = 0; k < (d1s[i]! & 7); k++) visit(refs[i * 4 + k]!);
-    postOrder.push(i);
-  };
   const rootRefs = loose ? loose.refs : Array.from({ length: d1s[root]! & 7 }, (_, k) => refs[root * 4 + k]!);
-  for (const r of rootRefs) visit(r);
-  if (!loose) index.set(root, 0);
+  if (!loose) mark[root] = stamp;
+  const stack: number[] = [];
+  const next: number[] = [];
+  for (const r of rootRefs) {
+    if (mark[r] === stamp) continue;
+    mark[r] = stamp;
+    stack.push(r);
+    next.push(0);
+    while (stack.length > 0) {
+      const top = stack.length - 1;
+      const i = stack[top]!;
+      const k = next[top]!;
+      if (k < (d1s[i]! & 7)) {
+        next[top] = k + 1;
+        const c = refs[i * 4 + k]!;
+        if (mark[c] !== stamp) {
+          mark[c] = stamp;
+          stack.push(c);
+          next.push(0);
+        }
+      } else {
+        postOrder.push(i);
+        stack.pop();
+        next.pop();
+      }
+    }
+  }
+  if (!loose) index[root] = 0;
   const order: number[] = [];
   for (let i = postOrder.length - 1; i >= 0; i--) {
-    index.set(postOrder[i]!, order.length + 1);
+    index[postOrder[i]!] = order.length + 1;
     order.push(postOrder[i]!);
   }
   const count = order.length + 1;
@@ -76,7 +97,7 @@ function write(arena: CellArena, root: number, loose: LooseRoot | null): Buffer 
     out[p++] = (bitLength >> 3) + length;
     out.set(bytes.subarray(dataAt[i]!, dataAt[i]! + length), p);
     p += length;
-    for (let k = 0; k < (d1s[i]! & 7); k++) writeN(index.get(refs[i * 4 + k]!)!, sizeBytes);
+    for (let k = 0; k < (d1s[i]! & 7); k++) writeN(index[refs[i * 4 + k]!]!, sizeBytes);
   };
   if (loose) {
     const length = (loose.bitLength + 7) >> 3;
@@ -88,7 +109,7 @@ function write(arena: CellArena, root: number, loose: LooseRoot | null): Buffer 
     // Completion tag: a 1 bit right after the data when it does not fill the last byte.
     if (loose.bitLength & 7) out[p + length - 1]! |= 0x80 >> (loose.bitLength & 7);
     p += length;
-    for (const r of loose.refs) writeN(index.get(r)!, sizeBytes);
+    for (const r of loose.refs) writeN(index[r]!, sizeBytes);
   } else {
     cell(root);
   }
