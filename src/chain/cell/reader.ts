@@ -32,3 +32,8 @@ export interface Reader<C = unknown> {
   /** A standard BoC of the unread part as its own ordinary cell. */
   restToBoc(): Buffer;
 }
+
+/** Number of bits of `#<= m` (and of the length field of `HmLabel` for m). */
+export function bitsForMax(m: number): number {
+  return m === 0 ? 0 : 32 - Math.clz32(m);
+}

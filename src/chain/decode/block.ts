@@ -14,7 +14,7 @@ import type { Reader } from '../cell/reader.js';
 import { toCore } from '../cell/core.js';
 import type { BlockId, TransactionModel } from '../model.js';
 import { readBlockInfo, type BlockInfo } from './block-info.js';
-import { forEachLeaf, forEachLeafE } from './hashmap.js';
+import { forEachLeaf, forEachLeafE } from '../tlb/hashmap-reader.js';
 import { readCurrencyCollection } from './message.js';
 import { CellLayoutError, readerOf } from './reader.js';
 import { readShardHashes, type ShardBlockRef } from './shard-hashes.js';

@@ -2,7 +2,7 @@
 // that a masterchain block commits (block.tlb).
 import type { BlockId } from '../model.js';
 import { shardHex } from './block-info.js';
-import { forEachKeyedLeaf } from './hashmap.js';
+import { forEachKeyedLeaf } from '../tlb/hashmap-reader.js';
 import type { Reader } from '../cell/reader.js';
 import { CellLayoutError } from './reader.js';
 

@@ -3,7 +3,7 @@
 // MerkleProof. Also the paths through dictionaries and shard trees, and multi-root BoCs.
 import { beginCell, convertToMerkleProof, type Cell } from '@ton/core';
 import { crc32c } from '../../decode/boc.js';
-import { readLabel } from '../../decode/hashmap.js';
+import { readLabel } from '../../tlb/hashmap-reader.js';
 import { cellBytes, CellReader } from '../../decode/reader.js';
 import { prunedBranch } from '../../blocks/merkle-update.js';
 

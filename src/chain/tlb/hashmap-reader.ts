@@ -1,10 +1,14 @@
-// Minimal readers for TL-B hashmaps (block.tlb, "hashmap.tlb" part): Hashmap/HashmapE and the
-// augmented HashmapAug/HashmapAugE. Most decoders never need the keys (every value repeats its own
-// account or lt), only the leaves in key order, so the plain walk skips label bits; the keyed walk is
-// for small maps whose key is information (workchain ids of ShardHashes).
+// Reading TL-B hashmaps (block.tlb, "hashmap.tlb" part) through any Reader (arena or @ton/core cells):
+// Hashmap/HashmapE and the augmented HashmapAug/HashmapAugE, walked or looked up. Most decoders never need
+// the keys (every value repeats its own account or lt), only the leaves in key order, so the plain walk
+// skips label bits; the keyed walk is for small maps whose key is information (workchain ids of
+// ShardHashes); the lookup says `pruned`, never `absent`, for a path into a pruned branch (proof checks).
+// Building (and loading for the block builder) is hashmap.ts.
 import type { Cell } from '@ton/core';
 import type { Reader } from '../cell/reader.js';
-import { bitsForMax, CellLayoutError, CellReader } from './reader.js';
+import { CellReader } from '../cell/core-reader.js';
+import { CellLayoutError, PrunedCellError } from '../cell/errors.js';
+import { bitsForMax } from '../cell/reader.js';
 
 export interface Label {
   length: number;
@@ -95,4 +99,38 @@ export function forEachKeyedLeaf<C>(
   const right = r.refReader();
   forEachKeyedLeaf(left, m - 1, leaf, key << 1n);
   forEachKeyedLeaf(right, m - 1, leaf, (key << 1n) | 1n);
+}
+
+/**
+ * Result of a lookup. `absent` only when the key's path leaves the map at a cell that is there (an empty map,
+ * or a label that diverges); `pruned` when the path reaches a pruned branch of a proof, which proves nothing.
+ */
+export type HashmapLookup<C> =
+  | { status: 'found'; value: Reader<C> }
+  | { status: 'absent' }
+  | { status: 'pruned'; prunedHash: string };
+
+/**
+ * Looks `key` (n bits, unsigned) up in `Hashmap n X` / `HashmapAug n X Y` whose root edge starts at `r`. The
+ * found reader sits at the leaf's `value:X` (`extra:Y value:X` for the augmented form), as forEachLeaf's.
+ * Layout errors throw (CellLayoutError); a pruned branch on the path is `pruned`, never `absent`.
+ */
+export function lookupHashmapAt<C>(r: Reader<C>, n: number, key: bigint): HashmapLookup<C> {
+  let m = n;
+  for (;;) {
+    const label = readLabel(r, m, true);
+    const l = label.length;
+    if (((key >> BigInt(m - l)) & ((1n << BigInt(l)) - 1n)) !== label.bits) return { status: 'absent' };
+    m -= l;
+    if (m === 0) return { status: 'found', value: r };
+    if (r.remainingRefs < 2) throw new CellLayoutError(`hashmap fork has ${r.remainingRefs} references`);
+    if ((key >> BigInt(m - 1)) & 1n) r.ref(); // the left branch, not taken
+    try {
+      r = r.refReader();
+    } catch (err) {
+      if (err instanceof PrunedCellError) return { status: 'pruned', prunedHash: err.prunedHash };
+      throw err;
+    }
+    m -= 1;
+  }
 }
