@@ -3,10 +3,9 @@
 // copies bits one at a time and re-hashes every cell to sort them) and then parsed like any BoC.
 import { Cell } from '@ton/core';
 import type { CellRef } from './cell.js';
-import { crc32c } from './crc32c.js';
 import { bocRoot } from './parse.js';
+import { BocWriter, bytesFor } from './serialize.js';
 
-const MAGIC = 0xb5ee9c72;
 const EMPTY = new Uint8Array(0);
 
 /** The cell's data bits as bytes (last byte zero-padded), using the public BitString API only. */
@@ -27,8 +26,6 @@ export function cellBytes(cell: Cell): Uint8Array {
   }
   return out;
 }
-
-const bytesFor = (n: number): number => Math.max(1, Math.ceil((32 - Math.clz32(n)) / 8));
 
 /** One cell as the BoC writes it: descriptor inputs, padded data, children. */
 interface Node {
@@ -72,37 +69,19 @@ function serialize(root: Node): Buffer {
   const sizeBytes = bytesFor(cells.length);
   let totalCellSize = 0;
   for (const c of cells) totalCellSize += 2 + ((c.bitLength + 7) >> 3) + c.refs.length * sizeBytes;
-  const offsetBytes = bytesFor(totalCellSize);
-  const out = Buffer.alloc(4 + 2 + 3 * sizeBytes + offsetBytes + sizeBytes + totalCellSize + 4);
-  let p = 0;
-  const writeN = (value: number, n: number): void => {
-    for (let i = n - 1; i >= 0; i--) {
-      out[p + i] = value & 0xff;
-      value = Math.floor(value / 256);
-    }
-    p += n;
-  };
-  out.writeUInt32BE(MAGIC, 0);
-  p = 4;
-  out[p++] = 0x40 | sizeBytes; // has_idx 0, has_crc32c 1, has_cache_bits 0, flags 0, size
-  out[p++] = offsetBytes;
-  writeN(cells.length, sizeBytes);
-  writeN(1, sizeBytes); // roots
-  writeN(0, sizeBytes); // absent
-  writeN(totalCellSize, offsetBytes);
-  writeN(0, sizeBytes); // root index
+  const w = new BocWriter(cells.length, sizeBytes, totalCellSize);
+  const { out } = w;
   for (const c of cells) {
     const dataLength = (c.bitLength + 7) >> 3;
-    out[p++] = c.refs.length + (c.exotic ? 8 : 0) + c.levelMask * 32;
-    out[p++] = dataLength + (c.bitLength >> 3);
-    out.set(c.bytes.subarray(0, dataLength), p);
+    out[w.p++] = c.refs.length + (c.exotic ? 8 : 0) + c.levelMask * 32;
+    out[w.p++] = dataLength + (c.bitLength >> 3);
+    out.set(c.bytes.subarray(0, dataLength), w.p);
     // Completion tag: a 1 bit right after the data when it does not fill the last byte.
-    if (c.bitLength & 7) out[p + dataLength - 1]! |= 0x80 >> (c.bitLength & 7);
-    p += dataLength;
-    for (const ref of c.refs) writeN(index.get(ref)!, sizeBytes);
+    if (c.bitLength & 7) out[w.p + dataLength - 1]! |= 0x80 >> (c.bitLength & 7);
+    w.p += dataLength;
+    for (const ref of c.refs) w.writeN(index.get(ref)!, sizeBytes);
   }
-  out.writeUInt32LE(crc32c(out.subarray(0, p)), p);
-  return out;
+  return w.finish();
 }
 
 /** An @ton/core cell as an arena cell (the root of its own arena). */
