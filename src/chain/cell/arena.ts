@@ -199,6 +199,7 @@ export class CellArena {
     s[0] = n | (d1 & 8) | (levelMask << 5);
     s[1] = (bitLength >> 3) + ((bitLength + 7) >> 3);
     let p = 2;
+    const dataOrPrev = prev >= 0 ? HASH : (bitLength + 7) >> 3;
     if (prev >= 0) {
       for (let b = 0, from = prev * HASH; b < HASH; b++) s[p + b] = hashes[from + b]!;
       p += HASH;
@@ -210,18 +211,22 @@ export class CellArena {
       p += length;
     }
     const childLevel = merkle ? level + 1 : level;
+    const below = childLevel >= 3 ? 7 : (1 << childLevel) - 1;
+    const { refs, d1s, depths } = this;
+    const slots = this.slots!;
     let depth = 0;
     for (let k = 0; k < n; k++) {
-      const d = this.depths![this.slot(this.refs[i * 4 + k]!, childLevel)]!;
+      const c = refs[i * 4 + k]!;
+      const mask = d1s[c]! >> 5;
+      // the child's slot at childLevel (as slot(), inlined on the hot path)
+      const slot = slots[c]! + POP[mask & below]!;
+      const d = depths![slot]!;
       if (d + 1 > depth) depth = d + 1;
       s[p++] = d >> 8;
       s[p++] = d & 0xff;
+      for (let b = 0, from = slot * HASH, to = 2 + dataOrPrev + 2 * n + k * HASH; b < HASH; b++) s[to + b] = hashes[from + b]!;
     }
-    for (let k = 0; k < n; k++) {
-      const from = this.slot(this.refs[i * 4 + k]!, childLevel) * HASH;
-      for (let b = 0; b < HASH; b++) s[p + b] = hashes[from + b]!;
-      p += HASH;
-    }
+    p += n * HASH;
     if (depth > 1024) throw new BocError('absurd-size', `cell ${i} is ${depth} cells deep (at most 1024)`);
     sha256Input(p, hashes, out * HASH);
     return depth;
