@@ -4,7 +4,7 @@
 import type { Cell } from '@ton/core';
 import { forEachKeyedLeaf } from '../../tlb/hashmap-reader.js';
 import type { Reader } from '../../cell/reader.js';
-import type { CellReader } from '../../decode/reader.js';
+import type { CellReader } from '../../cell/core-reader.js';
 import { ProofError, proofRead } from './errors.js';
 import { lookupHashmap, provenReader } from './merkle.js';
 import { mcStateExtraOf, provenConfigParam, readShardState } from './state.js';

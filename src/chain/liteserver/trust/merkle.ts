@@ -4,7 +4,7 @@
 // under a pruned branch would look absent: never use it on proofs.
 import { Cell, CellType, exoticMerkleUpdate } from '@ton/core';
 import { lookupHashmapAt as lookupHashmapReader } from '../../tlb/hashmap-reader.js';
-import { CellReader } from '../../decode/reader.js';
+import { CellReader } from '../../cell/core-reader.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
 
 /** A 256-bit hash as lowercase hex or as bytes (TL replies carry bytes, the chain model hex). */
