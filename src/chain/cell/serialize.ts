@@ -1,6 +1,6 @@
 // Writes cells of a CellArena back as a standard BoC (magic b5ee9c72, no index, CRC32-C): the root first,
 // then the cells under it in reverse post-order of a depth-first walk, each copied from the arena's bytes
-// with its references renumbered. The same bytes decode/boc.ts writes from @ton/core cells.
+// with its references renumbered. The same bytes core.ts writes from @ton/core cells.
 import type { CellArena } from './arena.js';
 import { crc32c } from './crc32c.js';
 
