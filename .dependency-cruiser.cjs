@@ -25,6 +25,21 @@ const layers = [
   ['root, cli', '^src/(components\\.ts$|cli/)'],
 ];
 
+/**
+ * Inside the chain layer, bottom to top (docs/ARCHITECTURE.md, "Inside chain/"): cells, TL-B readers,
+ * interpretation into the chain model, the liteserver protocol (TL, transport), then the liteserver source
+ * and its trust checks beside the block builder, then the devnet and replay. Other chain/ modules (the
+ * model, addresses, the ChainSource contract) stand outside this order.
+ */
+const chainLayers = [
+  ['chain/cell', '^src/chain/cell/'],
+  ['chain/tlb', '^src/chain/tlb/'],
+  ['chain/decode', '^src/chain/decode/'],
+  ['liteserver protocol', '^src/chain/liteserver/(tl|transport)/'],
+  ['liteserver source and trust, blocks', '^src/chain/(liteserver|blocks)/'],
+  ['devnet, replay', '^src/chain/(devnet|replay)/'],
+];
+
 const components = ['streaming', 'webhooks', 'invoices', 'indexer', 'console'];
 
 const patterns = layers.map(([, p]) => p);
@@ -36,10 +51,21 @@ const upward = layers.slice(0, -1).map(([name, path], i) => ({
   to: { path: patterns.slice(i + 1), pathNot: patterns.slice(0, i + 1) },
 }));
 
+const chainPatterns = chainLayers.map(([, p]) => p);
+const chainUpward = chainLayers.slice(0, -1).map(([name, path], i) => ({
+  name: 'chain-upward-import',
+  comment: `${name} may not import a part of chain/ above it (${chainLayers.slice(i + 1).map(([n]) => n).join(', ')})`,
+  severity: 'error',
+  from: { path, ...(i > 0 ? { pathNot: chainPatterns.slice(0, i) } : {}) },
+  to: { path: chainPatterns.slice(i + 1), pathNot: chainPatterns.slice(0, i + 1) },
+}));
+
 module.exports = {
   layers,
+  chainLayers,
   forbidden: [
     ...upward,
+    ...chainUpward,
     {
       name: 'cycle',
       comment: 'an import that closes a cycle',

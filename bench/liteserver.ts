@@ -101,7 +101,7 @@ async function fullBlocks(rounds: number): Promise<BenchRow[]> {
       metric: 'mainnet full blocks: getBlock over loopback ADNL + root/file hash check + decode',
       value: rate('walk'), unit: 'tx/s', baseline: { name: '@ton/core Cell.fromBoc of the same blocks + loadTransaction of each transaction, in memory', value: rate('core') },
       ratio: rate('walk') / rate('core'),
-      note: `${blocks.length} recorded blocks, ${txs.walk / rounds} transactions, ${rounds} rounds interleaved with the baseline; the same check + decode without the download: ${Math.round(rate('local'))} tx/s (${(rate('local') / rate('core')).toFixed(2)}× the baseline), so the ADNL round trip (both ends in this process) costs ${Math.round((1 - rate('walk') / rate('local')) * 100)}%. Ours adds the hash checks and our whole decode (messages, phases, payloads) to the same BoC parse; both are dominated by @ton/core's Cell.fromBoc (${cells} cells per round: the walk reads ${Math.round(perSecond(cells * rounds, ms.walk))} cells/s)`,
+      note: `${blocks.length} recorded blocks, ${txs.walk / rounds} transactions, ${rounds} rounds interleaved with the baseline; the same check + decode without the download: ${Math.round(rate('local'))} tx/s (${(rate('local') / rate('core')).toFixed(2)}× the baseline), so the ADNL round trip (both ends in this process) costs ${Math.round((1 - rate('walk') / rate('local')) * 100)}%. Ours reads the BoC with src/chain/cell (one arena for the hash checks and the decode) and adds our whole decode (messages, phases, payloads); the baseline parses with @ton/core's Cell.fromBoc (${cells} cells per round: the walk reads ${Math.round(perSecond(cells * rounds, ms.walk))} cells/s)`,
     }];
   });
 }

@@ -39,6 +39,12 @@ describe('layers', () => {
       await appendFile(path.join(copy, 'src/bus/codec.ts'), "\nexport type { AppComponent } from '../http/app.js';\n");
       // production code using the test tooling (the lying fake), which the build leaves out
       await appendFile(path.join(copy, 'src/service/liteserver.ts'), "\nexport type { LyingModes } from '../chain/liteserver/testing/synthetic-server.js';\n");
+      // inside chain/: the cell layer reaching up into decode/ and the devnet, tlb/ into liteserver/, decode/
+      // into the liteserver protocol
+      await appendFile(path.join(copy, 'src/chain/cell/parse.ts'), "\nexport type { DecodedBlock } from '../decode/block.js';\n");
+      await appendFile(path.join(copy, 'src/chain/cell/slice.ts'), "\nexport type { DevnetChain } from '../devnet/chain.js';\n");
+      await appendFile(path.join(copy, 'src/chain/tlb/block.ts'), "\nimport '../liteserver/trust/blocks.js';\n");
+      await appendFile(path.join(copy, 'src/chain/decode/text.ts'), "\nimport '../liteserver/tl/codec.js';\n");
       report = await checkLayers(copy);
     });
 
@@ -68,8 +74,16 @@ describe('layers', () => {
       expect(report.violations).toContain('production-to-testing: src/service/liteserver.ts → src/chain/liteserver/testing/synthetic-server.ts');
     });
 
+    it('keeps chain/ in its order: cells, TL-B, decode, the liteserver protocol, then what uses them', () => {
+      expect(report.violations).toContain('chain-upward-import: src/chain/cell/parse.ts → src/chain/decode/block.ts');
+      expect(report.violations).toContain('chain-upward-import: src/chain/cell/slice.ts → src/chain/devnet/chain.ts');
+      expect(report.violations).toContain('devnet-outside-service: src/chain/cell/slice.ts → src/chain/devnet/chain.ts');
+      expect(report.violations).toContain('chain-upward-import: src/chain/tlb/block.ts → src/chain/liteserver/trust/blocks.ts');
+      expect(report.violations).toContain('chain-upward-import: src/chain/decode/text.ts → src/chain/liteserver/tl/codec.ts');
+    });
+
     it('reports nothing else', () => {
-      expect(report.violations.filter((v) => !/ping|pong|db\.ts|config\.ts|indexer\/routes|invoices\/model|bus\/codec|service\/liteserver/.test(v))).toEqual([]);
+      expect(report.violations.filter((v) => !/ping|pong|db\.ts|config\.ts|indexer\/routes|invoices\/model|bus\/codec|service\/liteserver|cell\/parse|cell\/slice|tlb\/block|decode\/text/.test(v))).toEqual([]);
     });
   });
 });

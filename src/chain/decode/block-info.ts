@@ -1,6 +1,8 @@
 // BlockInfo and the block ids it refers to (block.tlb): header fields of a full Block.
 import type { Cell } from '@ton/core';
-import { CellLayoutError, CellReader } from './reader.js';
+import type { CellRef } from '../cell/cell.js';
+import type { Reader } from '../cell/reader.js';
+import { CellLayoutError, readerOf } from './reader.js';
 
 export const BLOCK_INFO_TAG = 0x9bc7a987;
 
@@ -37,7 +39,7 @@ export interface BlockInfo {
   prev: ExtBlockRef[];
 }
 
-export function readExtBlockRef(r: CellReader): ExtBlockRef {
+export function readExtBlockRef(r: Reader): ExtBlockRef {
   return { endLt: r.bigUint(64), seqno: r.uint(32), rootHash: r.hex(256), fileHash: r.hex(256) };
 }
 
@@ -50,7 +52,7 @@ export function shardHex(shard: bigint): string {
  * `shard_ident$00 shard_pfx_bits:(#<= 60) workchain_id:int32 shard_prefix:uint64`: the prefix is stored
  * without its terminating bit, which the shard id carries (as the node's ShardId deserializer adds it).
  */
-export function readShardIdent(r: CellReader): { workchain: number; shard: string } {
+export function readShardIdent(r: Reader): { workchain: number; shard: string } {
   if (r.uint(2) !== 0) throw new CellLayoutError('ShardIdent tag is not 00');
   const pfxBits = r.uint(6);
   if (pfxBits > 60) throw new CellLayoutError(`shard prefix of ${pfxBits} bits exceeds 60`);
@@ -66,8 +68,8 @@ export function readShardIdent(r: CellReader): { workchain: number; shard: strin
 //   gen_validator_list_hash_short:uint32 gen_catchain_seqno:uint32 min_ref_mc_seqno:uint32
 //   prev_key_block_seqno:uint32 gen_software:flags.0?GlobalVersion master_ref:not_master?^BlkMasterInfo
 //   prev_ref:^(BlkPrevInfo after_merge) prev_vert_ref:vert_seqno_incr?^(BlkPrevInfo 0)
-export function readBlockInfo(cell: Cell): BlockInfo {
-  const r = new CellReader(cell);
+export function readBlockInfo(cell: Cell | CellRef | Reader): BlockInfo {
+  const r = 'uint' in cell ? cell : readerOf(cell);
   const tag = r.uint(32);
   if (tag !== BLOCK_INFO_TAG) throw new CellLayoutError(`BlockInfo tag is 0x${tag.toString(16)}, expected 0x9bc7a987`);
   r.skip(32);
@@ -90,10 +92,10 @@ export function readBlockInfo(cell: Cell): BlockInfo {
   const minRefMcSeqno = r.uint(32);
   const prevKeyBlockSeqno = r.uint(32);
   if (flags & 1) r.skip(8 + 32 + 64); // capabilities#c4 version:uint32 capabilities:uint64
-  const masterRef = notMaster ? readExtBlockRef(new CellReader(r.ref())) : null;
-  const prevCell = new CellReader(r.ref());
+  const masterRef = notMaster ? readExtBlockRef(r.refReader()) : null;
+  const prevCell = r.refReader();
   const prev = afterMerge
-    ? [readExtBlockRef(new CellReader(prevCell.ref())), readExtBlockRef(new CellReader(prevCell.ref()))]
+    ? [readExtBlockRef(prevCell.refReader()), readExtBlockRef(prevCell.refReader())]
     : [readExtBlockRef(prevCell)];
   return {
     workchain, shard, seqno, genUtime, startLt, endLt, keyBlock, afterMerge, beforeSplit, afterSplit,

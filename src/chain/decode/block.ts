@@ -8,11 +8,15 @@
 //     state_update:^(HASH_UPDATE Account)
 import { createHash } from 'node:crypto';
 import { Cell } from '@ton/core';
+import { CellRef } from '../cell/cell.js';
+import { bocRoot } from '../cell/parse.js';
+import type { Reader } from '../cell/reader.js';
+import { toCore } from '../cell/core.js';
 import type { BlockId, TransactionModel } from '../model.js';
 import { readBlockInfo, type BlockInfo } from './block-info.js';
-import { forEachLeaf, forEachLeafE } from './hashmap.js';
+import { forEachLeaf, forEachLeafE } from '../tlb/hashmap-reader.js';
 import { readCurrencyCollection } from './message.js';
-import { CellLayoutError, CellReader } from './reader.js';
+import { CellLayoutError, readerOf } from './reader.js';
 import { readShardHashes, type ShardBlockRef } from './shard-hashes.js';
 import { decodeTransaction } from './transaction.js';
 
@@ -43,49 +47,58 @@ export interface DecodeBlockOptions {
   fileHash?: string;
 }
 
-/** Decodes a Block BoC (or its root cell). Throws CellLayoutError naming the part that is not a block. */
-export function decodeBlock(boc: Buffer | Cell, options: DecodeBlockOptions = {}): DecodedBlock {
-  let root: Cell;
+/**
+ * Decodes a Block BoC (or its root cell). BoC bytes are read by the cell layer into one arena and decoded
+ * without converting a cell; an @ton/core root (from code that built or checked it) is read where it is.
+ * Throws CellLayoutError naming the part that is not a block, BocError when the bytes are not a BoC.
+ */
+export function decodeBlock(boc: Buffer | Cell | CellRef, options: DecodeBlockOptions = {}): DecodedBlock {
+  let root: Cell | CellRef;
   let fileHash: string;
-  if (boc instanceof Cell) {
+  if (boc instanceof Cell || boc instanceof CellRef) {
     root = boc;
-    fileHash = options.fileHash ?? sha256(boc.toBoc());
+    // the file hash of the BoC @ton/core writes, as before the cell layer: a fresh serialisation's
+    fileHash = options.fileHash ?? sha256((boc instanceof Cell ? boc : toCore(boc)).toBoc());
   } else {
-    const roots = Cell.fromBoc(boc);
-    if (roots.length !== 1) throw new CellLayoutError(`a block BoC has one root, this one has ${roots.length}`);
-    root = roots[0]!;
+    root = bocRoot(boc);
     fileHash = sha256(boc);
   }
-  const r = new CellReader(root);
+  const r: Reader<Cell | CellRef> = readerOf(root);
   const tag = r.uint(32);
   if (tag !== BLOCK_TAG) throw new CellLayoutError(`not a block: tag 0x${tag.toString(16).padStart(8, '0')}`);
   const globalId = r.int(32);
-  const info = readBlockInfo(r.ref());
+  const info = readBlockInfo(r.refReader());
   r.ref(); // value_flow
   r.ref(); // state_update
-  const extra = new CellReader(r.ref());
+  const extra = r.refReader();
   const extraTag = extra.uint(32);
   if (extraTag !== BLOCK_EXTRA_TAG) throw new CellLayoutError(`BlockExtra tag 0x${extraTag.toString(16)} is not 0x4a33f6fd`);
   extra.ref(); // in_msg_descr
   extra.ref(); // out_msg_descr
-  const accountBlocks = extra.ref();
+  const accountBlocks = extra.refReader();
   extra.skip(512); // rand_seed, created_by
-  const mcExtra = extra.maybeRef();
+  const mcExtra = extra.bool() ? extra.refReader() : null;
 
-  const header: DecodedBlockHeader = { ...info, rootHash: root.hash().toString('hex'), fileHash, globalId };
+  const header: DecodedBlockHeader = { ...info, rootHash: r.cellHash(), fileHash, globalId };
   const mcSeqno = options.mcSeqno ?? (info.masterRef ? info.masterRef.seqno : info.seqno);
   const where = { block: { workchain: info.workchain, shard: info.shard, seqno: info.seqno }, mcSeqno };
-  const transactions = readTransactionCells(accountBlocks).map((cell) => decodeTransaction(cell, where));
+  const transactions = transactionCellsAt(accountBlocks).map((cell) => decodeTransaction(cell, where));
   transactions.sort((a, b) => (a.lt < b.lt ? -1 : a.lt > b.lt ? 1 : a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
   const block: DecodedBlock = { header, transactions };
-  if (info.workchain === -1) block.shardBlocks = mcExtra ? readShardHashes(new CellReader(mcExtra)) : [];
+  if (info.workchain === -1) block.shardBlocks = mcExtra ? readShardHashes(mcExtra) : [];
   return block;
 }
 
 /** Transaction cells of `ShardAccountBlocks` = `HashmapAugE 256 AccountBlock CurrencyCollection`. */
-export function readTransactionCells(accountBlocks: Cell): Cell[] {
-  const cells: Cell[] = [];
-  forEachLeafE(new CellReader(accountBlocks), 256, (leaf) => {
+export function readTransactionCells(accountBlocks: Cell): Cell[];
+export function readTransactionCells(accountBlocks: CellRef): CellRef[];
+export function readTransactionCells(accountBlocks: Cell | CellRef): (Cell | CellRef)[] {
+  return transactionCellsAt<Cell | CellRef>(readerOf(accountBlocks));
+}
+
+function transactionCellsAt<C>(accountBlocks: Reader<C>): C[] {
+  const cells: C[] = [];
+  forEachLeafE(accountBlocks, 256, (leaf) => {
     readCurrencyCollection(leaf); // augmentation
     const tag = leaf.uint(4);
     if (tag !== 0x5) throw new CellLayoutError(`AccountBlock tag 0x${tag.toString(16)} is not 0x5`);

@@ -2,6 +2,7 @@
 // `{kind:'unknown', reason}` naming the field; a well-formed body with an opcode we do not decode
 // becomes `{kind:'binary', opcode}`.
 import type { Cell } from '@ton/core';
+import type { CellRef } from '../cell/cell.js';
 import type { DecodedBody } from '../model.js';
 import { readInvoicePayload } from './invoice.js';
 import {
@@ -13,15 +14,16 @@ import {
   type FieldCursor,
 } from './jetton.js';
 import { OP, opHex } from './opcode.js';
-import { CellReader } from './reader.js';
+import type { Reader } from '../cell/reader.js';
+import { readerOf } from './reader.js';
 import { decodeUtf8, readSnakeBytes } from './text.js';
 
 /** Decodes a body cell. */
-export function decodeBody(body: Cell): DecodedBody {
+export function decodeBody(body: Cell | CellRef): DecodedBody {
   if (body.isExotic) return { kind: 'unknown', reason: 'body is an exotic (pruned or library) cell' };
-  let r: CellReader;
+  let r: Reader;
   try {
-    r = new CellReader(body);
+    r = readerOf(body);
   } catch (err) {
     return { kind: 'unknown', reason: `unreadable cell: ${(err as Error).message}` };
   }
@@ -29,7 +31,7 @@ export function decodeBody(body: Cell): DecodedBody {
 }
 
 /** Decodes the unread part of `r` as a body (an inline `Either X ^X` body). Consumes `r`. */
-export function decodeBodyAt(r: CellReader): DecodedBody {
+export function decodeBodyAt(r: Reader): DecodedBody {
   if (r.isExotic) return { kind: 'unknown', reason: 'body is an exotic (pruned or library) cell' };
   const bits = r.remainingBits;
   if (bits === 0 && r.remainingRefs === 0) return { kind: 'empty' };
@@ -45,7 +47,7 @@ export function decodeBodyAt(r: CellReader): DecodedBody {
   }
 }
 
-function decodeOp(op: number, r: CellReader, field: FieldCursor): DecodedBody {
+function decodeOp(op: number, r: Reader, field: FieldCursor): DecodedBody {
   switch (op) {
     case OP.textComment:
       field.at = 'text';
@@ -80,9 +82,9 @@ function decodeOp(op: number, r: CellReader, field: FieldCursor): DecodedBody {
 
 // new_bounce_body#fffffffe original_body:^Cell original_info:^NewBounceOriginalInfo bounced_by_phase:uint8
 //   exit_code:int32 compute_phase:(Maybe NewBounceComputePhaseInfo); the original body is a ref here.
-function readNewBounce(r: CellReader, field: FieldCursor): DecodedBody {
+function readNewBounce(r: Reader, field: FieldCursor): DecodedBody {
   field.at = 'original_body';
-  const original = new CellReader(r.ref());
+  const original = r.refReader();
   field.at = 'original_info';
   r.ref();
   field.at = 'bounced_by_phase';

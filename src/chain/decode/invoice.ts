@@ -6,7 +6,8 @@
 import { beginCell, type Cell } from '@ton/core';
 import { crc16 } from '../address.js';
 import { OP } from './opcode.js';
-import { CellLayoutError, type CellReader } from './reader.js';
+import type { Reader } from '../cell/reader.js';
+import { CellLayoutError } from './reader.js';
 
 const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -47,7 +48,7 @@ export function adnlToText(id: Buffer): string {
 }
 
 /** Reads the payload after its opcode (the reader is past the 32-bit op). */
-export function readInvoicePayload(r: CellReader): InvoicePayload {
+export function readInvoicePayload(r: Reader): InvoicePayload {
   if (r.remainingBits < 128) throw new CellLayoutError(`invoice id needs 128 bits, ${r.remainingBits} left`);
   const invoiceId = uuidFromBytes(r.bytesOf(16));
   if (r.remainingBits < 8) return { invoiceId, url: null, malformed: 'invoice payload has no url tag' };

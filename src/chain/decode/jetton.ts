@@ -3,7 +3,7 @@
 import type { DecodedBody } from '../model.js';
 import { readMsgAddress } from './msg-address.js';
 import { readForwardPayload } from './payload.js';
-import type { CellReader } from './reader.js';
+import type { Reader } from '../cell/reader.js';
 
 /** The field being read, so that a failure names it. */
 export interface FieldCursor {
@@ -13,7 +13,7 @@ export interface FieldCursor {
 // transfer#0f8a7ea5 query_id:uint64 amount:(VarUInteger 16) destination:MsgAddress
 //   response_destination:MsgAddress custom_payload:(Maybe ^Cell) forward_ton_amount:(VarUInteger 16)
 //   forward_payload:(Either Cell ^Cell)
-export function readJettonTransfer(r: CellReader, f: FieldCursor): DecodedBody {
+export function readJettonTransfer(r: Reader, f: FieldCursor): DecodedBody {
   f.at = 'query_id';
   const queryId = r.bigUint(64);
   f.at = 'amount';
@@ -33,7 +33,7 @@ export function readJettonTransfer(r: CellReader, f: FieldCursor): DecodedBody {
 
 // internal_transfer#178d4519 query_id:uint64 amount:(VarUInteger 16) from:MsgAddress
 //   response_address:MsgAddress forward_ton_amount:(VarUInteger 16) forward_payload:(Either Cell ^Cell)
-export function readJettonInternalTransfer(r: CellReader, f: FieldCursor): DecodedBody {
+export function readJettonInternalTransfer(r: Reader, f: FieldCursor): DecodedBody {
   f.at = 'query_id';
   const queryId = r.bigUint(64);
   f.at = 'amount';
@@ -51,7 +51,7 @@ export function readJettonInternalTransfer(r: CellReader, f: FieldCursor): Decod
 
 // transfer_notification#7362d09c query_id:uint64 amount:(VarUInteger 16) sender:MsgAddress
 //   forward_payload:(Either Cell ^Cell)
-export function readJettonNotify(r: CellReader, f: FieldCursor): DecodedBody {
+export function readJettonNotify(r: Reader, f: FieldCursor): DecodedBody {
   f.at = 'query_id';
   const queryId = r.bigUint(64);
   f.at = 'amount';
@@ -64,14 +64,14 @@ export function readJettonNotify(r: CellReader, f: FieldCursor): DecodedBody {
 }
 
 // excesses#d53276db query_id:uint64
-export function readExcesses(r: CellReader, f: FieldCursor): DecodedBody {
+export function readExcesses(r: Reader, f: FieldCursor): DecodedBody {
   f.at = 'query_id';
   return { kind: 'excess', queryId: r.bigUint(64) };
 }
 
 // burn#595f07bc query_id:uint64 amount:(VarUInteger 16) response_destination:MsgAddress
 //   custom_payload:(Maybe ^Cell)
-export function readJettonBurn(r: CellReader, f: FieldCursor): DecodedBody {
+export function readJettonBurn(r: Reader, f: FieldCursor): DecodedBody {
   f.at = 'query_id';
   const queryId = r.bigUint(64);
   f.at = 'amount';

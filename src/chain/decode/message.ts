@@ -1,24 +1,25 @@
 // `Message Any` (block.tlb) → MessageModel. The hash is the message cell's own (computed when the cell
 // was built), so decoding a transaction never re-hashes anything.
 import { beginCell, type Cell } from '@ton/core';
+import type { CellRef } from '../cell/cell.js';
+import type { Reader } from '../cell/reader.js';
 import type { MessageModel, MessageType } from '../model.js';
-import { restToBoc } from './boc.js';
 import { decodeBodyAt } from './body.js';
 import { readAccountAddress, readMsgAddress } from './msg-address.js';
 import { peekOpcode } from './opcode.js';
-import { CellLayoutError, CellReader } from './reader.js';
+import { CellLayoutError, readerOf } from './reader.js';
 
 const EMPTY_BODY_BOC = beginCell().endCell().toBoc().toString('base64');
 
 /** Skips `currencies$_ grams:Grams other:ExtraCurrencyCollection` and returns the grams. */
-export function readCurrencyCollection(r: CellReader): bigint {
+export function readCurrencyCollection(r: Reader): bigint {
   const grams = r.coins();
   r.skipMaybeRef();
   return grams;
 }
 
 /** Skips an inline StateInit: split_depth special code data library. */
-function skipStateInit(r: CellReader): void {
+function skipStateInit(r: Reader): void {
   if (r.bool()) r.skip(5);
   if (r.bool()) r.skip(2);
   r.skipMaybeRef();
@@ -27,9 +28,9 @@ function skipStateInit(r: CellReader): void {
 }
 
 /** Decodes a Message cell. Throws CellLayoutError (with the field) when it is not a message. */
-export function decodeMessage(cell: Cell): MessageModel {
+export function decodeMessage(cell: Cell | CellRef): MessageModel {
   if (cell.isExotic) throw new CellLayoutError('message is an exotic (pruned or library) cell');
-  const r = new CellReader(cell);
+  const r = readerOf(cell);
   let at = 'info';
   try {
     let type: MessageType;
@@ -87,12 +88,12 @@ export function decodeMessage(cell: Cell): MessageModel {
       else skipStateInit(r);
     }
     at = 'body';
-    const body = r.bool() ? new CellReader(r.ref()) : r;
+    const body = r.bool() ? r.refReader() : r;
     const opcode = peekOpcode(body);
     const empty = body.remainingBits === 0 && body.remainingRefs === 0;
-    const bodyBoc = empty ? EMPTY_BODY_BOC : restToBoc(body).toString('base64');
+    const bodyBoc = empty ? EMPTY_BODY_BOC : body.restToBoc().toString('base64');
     return {
-      hash: cell.hash().toString('hex'),
+      hash: r.cellHash(),
       type,
       source,
       destination,

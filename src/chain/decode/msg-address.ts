@@ -1,9 +1,10 @@
 // MsgAddress (block.tlb) read straight into the raw account form `<wc>:<64 hex>`.
 import type { AccountId } from '../model.js';
-import { CellLayoutError, type CellReader } from './reader.js';
+import type { Reader } from '../cell/reader.js';
+import { CellLayoutError } from './reader.js';
 
 /** `anycast_info$_ depth:(#<= 30) rewrite_pfx:(bits depth)`, applied to the address like the node does. */
-function readAnycast(r: CellReader): { depth: number; prefix: number } | null {
+function readAnycast(r: Reader): { depth: number; prefix: number } | null {
   if (!r.bool()) return null;
   const depth = r.uint(5);
   if (depth < 1 || depth > 30) throw new CellLayoutError(`anycast depth ${depth} outside 1..30`);
@@ -25,7 +26,7 @@ function rewrite(address: Buffer, anycast: { depth: number; prefix: number }): B
  * Reads any MsgAddress. Returns the raw account id for `addr_std` (and for `addr_var` with a 256-bit
  * address), null for `addr_none` and `addr_extern` (which name no account).
  */
-export function readMsgAddress(r: CellReader): AccountId | null {
+export function readMsgAddress(r: Reader): AccountId | null {
   const tag = r.uint(2);
   if (tag === 0) return null; // addr_none$00
   if (tag === 1) {
@@ -52,7 +53,7 @@ export function readMsgAddress(r: CellReader): AccountId | null {
 }
 
 /** A MsgAddressInt that must name an account. */
-export function readAccountAddress(r: CellReader): AccountId {
+export function readAccountAddress(r: Reader): AccountId {
   const tag = r.clone().uint(2);
   if (tag < 2) throw new CellLayoutError(`expected an internal address, found tag ${tag.toString(2).padStart(2, '0')}`);
   return readMsgAddress(r)!;

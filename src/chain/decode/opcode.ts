@@ -1,6 +1,6 @@
 // Opcodes the decoders know (compat.md §7, TEP-74) and the opcode of a body: its first 32 bits.
 import type { Cell } from '@ton/core';
-import type { CellReader } from './reader.js';
+import type { Reader } from '../cell/reader.js';
 
 export const OP = {
   textComment: 0x00000000,
@@ -18,7 +18,7 @@ export const OP = {
 } as const;
 
 /** First 32 bits of the unread part of `r`, without consuming them; null when fewer remain. */
-export function peekOpcode(r: CellReader): number | null {
+export function peekOpcode(r: Reader): number | null {
   return r.remainingBits >= 32 ? r.clone().uint(32) : null;
 }
 

@@ -1,14 +1,13 @@
 // Payload content (comment, encrypted comment, invoice, or a binary opcode) and the jetton forward
 // payload `forward_payload:(Either Cell ^Cell)` in every layout of compat.md §7.
 import type { ForwardPayload, PayloadContent } from '../model.js';
-import { cellToBoc, restToBoc } from './boc.js';
 import { readInvoicePayload } from './invoice.js';
 import { OP } from './opcode.js';
-import { CellReader } from './reader.js';
+import type { Reader } from '../cell/reader.js';
 import { readSnakeBytes, decodeUtf8 } from './text.js';
 
 /** What the unread part of `r` says; `malformed` when a known layout could not be read. */
-export function readPayloadContent(r: CellReader): PayloadContent & { malformed?: string } {
+export function readPayloadContent(r: Reader): PayloadContent & { malformed?: string } {
   if (r.remainingBits < 32) return {};
   const op = r.uint(32);
   switch (op) {
@@ -32,24 +31,24 @@ export function readPayloadContent(r: CellReader): PayloadContent & { malformed?
  * Reads `forward_payload:(Either Cell ^Cell)` at `r`. Never throws: a declared ref that is missing, or a
  * payload that is absent altogether, is recorded in `malformed`.
  */
-export function readForwardPayload(r: CellReader): ForwardPayload {
+export function readForwardPayload(r: Reader): ForwardPayload {
   if (r.remainingBits === 0) {
     // No Either bit at all: some senders drop the field; there is nothing to read.
     return r.remainingRefs > 0
-      ? fromRef(new CellReader(r.ref()), 'forward_payload has no Either bit; read the next ref')
+      ? fromRef(r.refReader(), 'forward_payload has no Either bit; read the next ref')
       : { layout: 'none', malformed: 'forward_payload is missing (no Either bit)' };
   }
   if (!r.bool()) {
     if (r.remainingBits === 0 && r.remainingRefs === 0) return { layout: 'none' };
-    const boc = restToBoc(r).toString('base64');
+    const boc = r.restToBoc().toString('base64');
     return withContent({ layout: 'inline', boc }, readPayloadContent(r));
   }
   if (r.remainingRefs === 0) return { layout: 'ref', malformed: 'forward_payload declares a ref (bit 1) but has none' };
-  return fromRef(new CellReader(r.ref()));
+  return fromRef(r.refReader());
 }
 
-function fromRef(payload: CellReader, malformed?: string): ForwardPayload {
-  const result: ForwardPayload = { layout: 'ref', boc: cellToBoc(payload.cell).toString('base64') };
+function fromRef(payload: Reader, malformed?: string): ForwardPayload {
+  const result: ForwardPayload = { layout: 'ref', boc: payload.cellBoc().toString('base64') };
   if (malformed) result.malformed = malformed;
   return withContent(result, readPayloadContent(payload));
 }

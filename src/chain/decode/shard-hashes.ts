@@ -2,8 +2,9 @@
 // that a masterchain block commits (block.tlb).
 import type { BlockId } from '../model.js';
 import { shardHex } from './block-info.js';
-import { forEachKeyedLeaf } from './hashmap.js';
-import { CellLayoutError, CellReader } from './reader.js';
+import { forEachKeyedLeaf } from '../tlb/hashmap-reader.js';
+import type { Reader } from '../cell/reader.js';
+import { CellLayoutError } from './reader.js';
 
 /** A shard block as a masterchain block lists it. */
 export interface ShardBlockRef extends BlockId {
@@ -28,7 +29,7 @@ export const MC_BLOCK_EXTRA_TAG = 0xcca5;
 //   root_hash:bits256 file_hash:bits256 before_split:Bool before_merge:Bool want_split:Bool want_merge:Bool
 //   nx_cc_updated:Bool flags:(## 3) next_catchain_seqno:uint32 next_validator_shard:uint64
 //   min_ref_mc_seqno:uint32 gen_utime:uint32 …
-export function readShardDescr(r: CellReader, workchain: number, shard: bigint): ShardDescr {
+export function readShardDescr(r: Reader, workchain: number, shard: bigint): ShardDescr {
   const tag = r.uint(4);
   if (tag !== 0xa && tag !== 0xb) throw new CellLayoutError(`ShardDescr tag 0x${tag.toString(16)} is not 0xa or 0xb`);
   const seqno = r.uint(32);
@@ -50,7 +51,7 @@ export function readShardDescr(r: CellReader, workchain: number, shard: bigint):
 }
 
 /** `bt_leaf$0 leaf:X | bt_fork$1 left:^ right:^`; a fork splits the shard in its two halves. */
-function walkBinTree(r: CellReader, workchain: number, shard: bigint, out: ShardBlockRef[]): void {
+function walkBinTree(r: Reader, workchain: number, shard: bigint, out: ShardBlockRef[]): void {
   if (!r.bool()) {
     const { beforeSplit, beforeMerge, wantSplit, wantMerge, ...ref } = readShardDescr(r, workchain, shard);
     out.push(ref);
@@ -58,12 +59,12 @@ function walkBinTree(r: CellReader, workchain: number, shard: bigint, out: Shard
   }
   const half = (shard & -shard) >> 1n;
   if (half === 0n) throw new CellLayoutError('shard tree deeper than 64 levels');
-  walkBinTree(new CellReader(r.ref()), workchain, shard - half, out);
-  walkBinTree(new CellReader(r.ref()), workchain, shard + half, out);
+  walkBinTree(r.refReader(), workchain, shard - half, out);
+  walkBinTree(r.refReader(), workchain, shard + half, out);
 }
 
 // masterchain_block_extra#cca5 key_block:(## 1) shard_hashes:ShardHashes shard_fees:ShardFees ^[…] config
-export function readShardHashes(mcBlockExtra: CellReader): ShardBlockRef[] {
+export function readShardHashes(mcBlockExtra: Reader): ShardBlockRef[] {
   const tag = mcBlockExtra.uint(16);
   if (tag !== MC_BLOCK_EXTRA_TAG) throw new CellLayoutError(`McBlockExtra tag 0x${tag.toString(16)} is not 0xcca5`);
   mcBlockExtra.skip(1);
@@ -71,12 +72,12 @@ export function readShardHashes(mcBlockExtra: CellReader): ShardBlockRef[] {
 }
 
 /** `ShardHashes` = `HashmapE 32 ^(BinTree ShardDescr)` at the reader: every shard's latest block. */
-export function readShardHashesDict(r: CellReader): ShardBlockRef[] {
+export function readShardHashesDict(r: Reader): ShardBlockRef[] {
   const out: ShardBlockRef[] = [];
   if (!r.bool()) return out;
-  forEachKeyedLeaf(new CellReader(r.ref()), 32, (key, leaf) => {
+  forEachKeyedLeaf(r.refReader(), 32, (key, leaf) => {
     const workchain = Number(BigInt.asIntN(32, key));
-    walkBinTree(new CellReader(leaf.ref()), workchain, 1n << 63n, out);
+    walkBinTree(leaf.refReader(), workchain, 1n << 63n, out);
   });
   return out;
 }

@@ -1,13 +1,14 @@
 // `Transaction` (block.tlb) → TransactionModel, on the hot path: every transaction of the chain passes
 // here once. Hashes come from the cells already held; the BoC is reused when the caller has it.
 import type { Cell } from '@ton/core';
+import type { CellRef } from '../cell/cell.js';
+import type { Reader } from '../cell/reader.js';
 import type { AccountStatus, MessageModel, SourcedTransaction, TransactionModel } from '../model.js';
-import { cellToBoc } from './boc.js';
-import { forEachLeafE } from './hashmap.js';
+import { forEachLeafE } from '../tlb/hashmap-reader.js';
 import { classifyInbound } from './inbound.js';
 import { decodeMessage, readCurrencyCollection } from './message.js';
 import { readActionPhase, readBouncePhase, readComputePhase, readCreditPhase, skipStoragePhase } from './phases.js';
-import { CellLayoutError, CellReader } from './reader.js';
+import { CellLayoutError, readerOf } from './reader.js';
 
 export interface TransactionLocation {
   block: { workchain: number; shard: string; seqno: number };
@@ -34,14 +35,14 @@ const NO_PHASES: Description = {
 };
 
 /** `Maybe ^TrActionPhase` */
-function readMaybeAction(r: CellReader) {
-  return r.bool() ? readActionPhase(new CellReader(r.ref())) : null;
+function readMaybeAction(r: Reader) {
+  return r.bool() ? readActionPhase(r.refReader()) : null;
 }
 
 // split_merge_info$_ cur_shard_pfx_len:(## 6) acc_split_depth:(## 6) this_addr:bits256 sibling_addr:bits256
 const SPLIT_MERGE_INFO_BITS = 6 + 6 + 256 + 256;
 
-function readDescription(r: CellReader): Description {
+function readDescription(r: Reader): Description {
   const tag = r.uint(4);
   if (tag === 0b0000) {
     // trans_ord credit_first storage_ph:(Maybe) credit_ph:(Maybe) compute_ph action:(Maybe ^) aborted bounce:(Maybe) destroyed
@@ -92,9 +93,9 @@ function readDescription(r: CellReader): Description {
 }
 
 /** Decodes a Transaction cell. Throws CellLayoutError naming the field when the cell is not one. */
-export function decodeTransaction(cell: Cell, where: TransactionLocation): SourcedTransaction {
+export function decodeTransaction(cell: Cell | CellRef, where: TransactionLocation): SourcedTransaction {
   if (cell.isExotic) throw new CellLayoutError('transaction is an exotic (pruned or library) cell');
-  const r = new CellReader(cell);
+  const r: Reader<Cell | CellRef> = readerOf(cell);
   let at = 'tag';
   try {
     // transaction$0111 account_addr:bits256 lt:uint64 prev_trans_hash:bits256 prev_trans_lt:uint64 now:uint32
@@ -111,7 +112,7 @@ export function decodeTransaction(cell: Cell, where: TransactionLocation): Sourc
     const origStatus = STATUSES[r.uint(2)]!;
     const endStatus = STATUSES[r.uint(2)]!;
     at = 'messages';
-    const msgs = new CellReader(r.ref());
+    const msgs = r.refReader();
     const inMessage = msgs.bool() ? decodeMessage(msgs.ref()) : null;
     const outMessages: MessageModel[] = [];
     // out_msgs:(HashmapE 15 ^(Message Any)), visited in key (creation) order
@@ -120,12 +121,12 @@ export function decodeTransaction(cell: Cell, where: TransactionLocation): Sourc
     const totalFees = readCurrencyCollection(r);
     at = 'description';
     r.ref();
-    const description = readDescription(new CellReader(r.ref()));
+    const description = readDescription(r.refReader());
     const workchain = where.block.workchain;
     return {
       account: `${workchain}:${accountHex}`,
       lt,
-      hash: cell.hash().toString('hex'),
+      hash: r.cellHash(),
       utime,
       prevLt,
       prevHash,
@@ -144,7 +145,7 @@ export function decodeTransaction(cell: Cell, where: TransactionLocation): Sourc
       inbound: classifyInbound({ ...description, inMessage, origStatus }),
       block: { workchain, shard: where.block.shard, seqno: where.block.seqno },
       mcSeqno: where.mcSeqno,
-      boc: where.boc ?? cellToBoc(cell).toString('base64'),
+      boc: where.boc ?? r.cellBoc().toString('base64'),
     };
   } catch (err) {
     if (err instanceof CellLayoutError) throw new CellLayoutError(`transaction ${at}: ${err.message}`);

@@ -6,6 +6,7 @@
 // reply that fails a check demotes that server and the walk starts again on another. A server that refuses
 // a block it must have (withheld.ts) is demoted too, while the pool fails over to another.
 import type { Cell } from '@ton/core';
+import type { CellRef } from '../cell/cell.js';
 import type { BlockHeader, FinalizedBlock, SourcedTransaction } from '../model.js';
 import { decodeBlock, type DecodedBlock } from '../decode/block.js';
 import type { ShardBlockRef } from '../decode/shard-hashes.js';
@@ -203,7 +204,7 @@ export class BlockWalker {
 type Ask = (method: 'lookupBlock' | 'getBlock', request: object, minSeqno: number, what: string) => Promise<{ response: unknown; server: string }>;
 
 /** decodeBlock of a proven root; a layout the decoders refuse is a malformed reply. */
-function decodeProven(root: Cell, fileHash: string, n: number, check: string): DecodedBlock {
+function decodeProven(root: Cell | CellRef, fileHash: string, n: number, check: string): DecodedBlock {
   try {
     return decodeBlock(root, { mcSeqno: n, fileHash });
   } catch (err) {

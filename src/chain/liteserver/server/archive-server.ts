@@ -5,7 +5,7 @@ import { beginCell, type Cell } from '@ton/core';
 import { shardHex } from '../../blocks/shard.js';
 import { readTransactionCells } from '../../decode/block.js';
 import { readCurrencyCollection } from '../../decode/message.js';
-import { CellReader } from '../../decode/reader.js';
+import { CellReader } from '../../cell/core-reader.js';
 import { readShardDescr, readShardHashes } from '../../decode/shard-hashes.js';
 import { loadBlockInfo, type BlockInfo } from '../../tlb/block-info.js';
 import { LiteErrorCode, LiteServerError } from '../tl/envelope.js';

@@ -2,9 +2,10 @@
 // the cells a reader walks through stay visible and every other subtree is a pruned branch, wrapped in a
 // MerkleProof. Also the paths through dictionaries and shard trees, and multi-root BoCs.
 import { beginCell, convertToMerkleProof, type Cell } from '@ton/core';
-import { crc32c } from '../../decode/boc.js';
-import { readLabel } from '../../decode/hashmap.js';
-import { cellBytes, CellReader } from '../../decode/reader.js';
+import { crc32c } from '../../cell/crc32c.js';
+import { readLabel } from '../../tlb/hashmap-reader.js';
+import { cellBytes } from '../../cell/core.js';
+import { CellReader } from '../../cell/core-reader.js';
 import { prunedBranch } from '../../blocks/merkle-update.js';
 
 const key = (c: Cell): string => c.hash().toString('hex');

@@ -2,11 +2,15 @@
 // by root hash and file hash, each linked to its parents through prev_ref.
 import { createHash } from 'node:crypto';
 import { Cell } from '@ton/core';
+import { CellRef } from '../../cell/cell.js';
+import { BocError } from '../../cell/errors.js';
+import { bocRoots } from '../../cell/parse.js';
+import { Slice } from '../../cell/slice.js';
 import { readBlockInfo, shardHex, type BlockInfo } from '../../decode/block-info.js';
 import { BLOCK_TAG } from '../../decode/block.js';
 import { describeBlock, refHashes, shardIdHex, type BlockRef } from './block-ref.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
-import { cellHash, hashHex, proofRoots, provenReader, unwrapMerkleProof } from './merkle.js';
+import { hashHex, proofRoots, provenReader, unwrapMerkleProof } from './merkle.js';
 
 /** A proven block: its root cell (maybe with pruned parts) and its header. */
 export interface ProvenBlock {
@@ -14,14 +18,20 @@ export interface ProvenBlock {
   info: BlockInfo;
 }
 
+/** A full block checked by its hashes: its root in the cell layer's arena, and its header. */
+export interface CheckedFullBlock {
+  block: CellRef;
+  info: BlockInfo;
+}
+
 /** Reads the header of a proven Block cell and checks it is the block `id` names (`<check>.id`). */
-export function provenBlockInfo(block: Cell, id: BlockRef, check: string): BlockInfo {
-  const r = provenReader(block, `${check}.block`);
+export function provenBlockInfo(block: Cell | CellRef, id: BlockRef, check: string): BlockInfo {
+  const r = block instanceof CellRef ? proofRead(`${check}.block`, () => new Slice(block)) : provenReader(block, `${check}.block`);
   const info = proofRead(`${check}.info`, () => {
     const tag = r.uint(32);
     if (tag !== BLOCK_TAG) throw new ProofError(`${check}.block`, 'malformed', `tag 0x${tag.toString(16)} is not a Block`);
     r.skip(32); // global_id
-    return readBlockInfo(r.ref());
+    return readBlockInfo(r.refReader());
   });
   if (info.workchain !== id.workchain || info.shard !== shardIdHex(id.shard) || info.seqno !== id.seqno) {
     throw new ProofError(`${check}.id`, 'mismatch', `the header is of block (${info.workchain}, ${info.shard}, ${info.seqno}), not ${describeBlock(id)}`);
@@ -49,12 +59,23 @@ export function checkBlockHeaderProof(proof: Buffer | Cell, id: BlockRef, check 
 }
 
 /** A full block BoC: one root whose hash is `id.rootHash`, bytes whose sha256 is `id.fileHash`. */
-export function checkFullBlock(boc: Buffer, id: BlockRef, check = 'block'): ProvenBlock {
+export function checkFullBlock(boc: Buffer, id: BlockRef, check = 'block'): CheckedFullBlock {
   const { rootHash, fileHash } = refHashes(id);
   if (fileHash !== undefined) expectHash(`${check}.file_hash`, createHash('sha256').update(boc).digest('hex'), fileHash, 'sha256 of the BoC');
-  const [root] = proofRoots(boc, check, 1);
-  expectHash(`${check}.root_hash`, cellHash(root!), rootHash, 'root cell hash');
-  return { block: root!, info: provenBlockInfo(root!, id, check) };
+  // Read by the cell layer: the decoder walks the same arena, nothing is parsed twice.
+  let root: CellRef;
+  let hash: string;
+  try {
+    const roots = bocRoots(boc);
+    if (roots.length !== 1) throw new ProofError(check, 'malformed', `expected 1 root(s), got ${roots.length}`);
+    root = roots[0]!;
+    hash = root.hashHex(0);
+  } catch (err) {
+    if (err instanceof BocError) throw new ProofError(check, 'malformed', `not a valid BoC: ${err.message}`);
+    throw err;
+  }
+  expectHash(`${check}.root_hash`, hash, rootHash, 'root cell hash');
+  return { block: root, info: provenBlockInfo(root, id, check) };
 }
 
 /**

@@ -2,8 +2,9 @@
 // validator set), 28 (catchain config: masterchain shuffle, lifetimes) and 30 (the new consensus config,
 // simplex since mainnet's 2026 upgrade). Any pruned cell on the way is "not proven", never "absent".
 import type { Cell } from '@ton/core';
-import { forEachKeyedLeaf } from '../../decode/hashmap.js';
-import type { CellReader } from '../../decode/reader.js';
+import { forEachKeyedLeaf } from '../../tlb/hashmap-reader.js';
+import type { Reader } from '../../cell/reader.js';
+import type { CellReader } from '../../cell/core-reader.js';
 import { ProofError, proofRead } from './errors.js';
 import { lookupHashmap, provenReader } from './merkle.js';
 import { mcStateExtraOf, provenConfigParam, readShardState } from './state.js';
@@ -135,7 +136,7 @@ function requireParam(config: Cell, index: number): Cell {
 // ed25519_pubkey#8e81278a pubkey:bits256 = SigPubKey;
 // validator#53 public_key:SigPubKey weight:uint64 = ValidatorDescr;
 // validator_addr#73 public_key:SigPubKey weight:uint64 adnl_addr:bits256 = ValidatorDescr;
-function readValidatorDescr(r: CellReader, index: number, check: string): ValidatorDescr {
+function readValidatorDescr(r: Reader, index: number, check: string): ValidatorDescr {
   const tag = r.uint(8);
   if (tag !== 0x53 && tag !== 0x73) throw new ProofError(check, 'malformed', `validator ${index}: ValidatorDescr tag 0x${tag.toString(16)}`);
   if (r.uint(32) !== 0x8e81278a) throw new ProofError(check, 'malformed', `validator ${index}: key is not ed25519_pubkey`);
@@ -162,7 +163,7 @@ export function parseValidatorSet(cell: Cell, check = 'config.param34'): Validat
     if (main < 1 || main > total) throw new ProofError(check, 'malformed', `main ${main} is not within 1..total ${total}`);
     const declared = tag === 0x12 ? r.bigUint(64) : null;
     const list: ValidatorDescr[] = [];
-    const leaf = (key: bigint, v: CellReader) => list.push(readValidatorDescr(v, Number(key), check));
+    const leaf = (key: bigint, v: Reader<Cell>) => list.push(readValidatorDescr(v, Number(key), check));
     if (tag === 0x11) {
       forEachKeyedLeaf(r, 16, leaf); // Hashmap (not E): the root edge is inline
     } else {

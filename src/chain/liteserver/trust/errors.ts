@@ -1,5 +1,5 @@
 // The one error every proof check throws: which link of the chain from a trusted hash to the data broke.
-import { PrunedCellError } from '../../decode/reader.js';
+import { PrunedCellError } from '../../cell/errors.js';
 
 /**
  * `mismatch`: a hash or value disagrees with the one it must equal (a forged or wrong reply).

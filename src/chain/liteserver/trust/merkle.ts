@@ -3,8 +3,8 @@
 // is only said when the proof shows it. @ton/core's Dictionary skips pruned branches silently, so a key
 // under a pruned branch would look absent: never use it on proofs.
 import { Cell, CellType, exoticMerkleUpdate } from '@ton/core';
-import { readLabel } from '../../decode/hashmap.js';
-import { CellReader } from '../../decode/reader.js';
+import { lookupHashmapAt as lookupHashmapReader } from '../../tlb/hashmap-reader.js';
+import { CellReader } from '../../cell/core-reader.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
 
 /** A 256-bit hash as lowercase hex or as bytes (TL replies carry bytes, the chain model hex). */
@@ -74,7 +74,7 @@ export type ProvenLookup =
 
 /**
  * Looks `key` (n bits, unsigned) up in `Hashmap n X` / `HashmapAug n X Y` whose root edge is `edge`. The found
- * reader sits at the leaf's `value:X` (`extra:Y value:X` for the augmented form), like decode/hashmap.ts.
+ * reader sits at the leaf's `value:X` (`extra:Y value:X` for the augmented form); the walk is tlb/hashmap-reader.ts's.
  */
 export function lookupHashmap(edge: Cell, n: number, key: bigint, check = 'dictionary'): ProvenLookup {
   if (isPruned(edge)) return { status: 'not-proven', prunedHash: cellHash(edge) };
@@ -83,22 +83,9 @@ export function lookupHashmap(edge: Cell, n: number, key: bigint, check = 'dicti
 
 /** Like lookupHashmap, for a map whose root edge starts at the reader (inline, e.g. `AccountBlock.transactions`). */
 export function lookupHashmapAt(at: CellReader, n: number, key: bigint, check = 'dictionary'): ProvenLookup {
-  let r = at;
-  let m = n;
-  for (;;) {
-    const label = proofRead(check, () => readLabel(r, m, true));
-    const l = label.length;
-    const want = (key >> BigInt(m - l)) & ((1n << BigInt(l)) - 1n);
-    if (want !== label.bits) return { status: 'absent' };
-    m -= l;
-    if (m === 0) return { status: 'found', value: r };
-    const fork = r;
-    const [left, right] = proofRead(check, () => [fork.ref(), fork.ref()]);
-    const next = (key >> BigInt(m - 1)) & 1n ? right : left;
-    if (isPruned(next)) return { status: 'not-proven', prunedHash: cellHash(next) };
-    r = new CellReader(next);
-    m -= 1;
-  }
+  const found = proofRead(check, () => lookupHashmapReader(at, n, key));
+  if (found.status === 'pruned') return { status: 'not-proven', prunedHash: found.prunedHash };
+  return found.status === 'found' ? { status: 'found', value: found.value as CellReader } : found;
 }
 
 /** `HashmapE n X` / `HashmapAugE n X Y` at the reader (one bit, then the root in a reference). Consumes both. */

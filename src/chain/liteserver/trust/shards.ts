@@ -3,7 +3,7 @@
 // through the block itself (`getAllShardsInfo`: McBlockExtra.shard_hashes, with the dictionary sent apart).
 import { Cell } from '@ton/core';
 import { BLOCK_EXTRA_TAG } from '../../decode/block.js';
-import { CellReader } from '../../decode/reader.js';
+import { CellReader } from '../../cell/core-reader.js';
 import { MC_BLOCK_EXTRA_TAG, readShardDescr, readShardHashesDict, type ShardBlockRef, type ShardDescr } from '../../decode/shard-hashes.js';
 import { describeBlock, shardIdHex, type BlockRef } from './block-ref.js';
 import { expectHash, ProofError, proofRead } from './errors.js';

@@ -2,7 +2,7 @@
 // readers of the state parts the checks need (ShardStateUnsplit, McStateExtra, ConfigParams).
 import type { Cell } from '@ton/core';
 import { readShardIdent } from '../../decode/block-info.js';
-import type { CellReader } from '../../decode/reader.js';
+import type { CellReader } from '../../cell/core-reader.js';
 import { ProofError, proofRead } from './errors.js';
 import { hashHex, lookupHashmap, merkleUpdateHashes, proofRoots, provenReader, provenValue, signedKey, unwrapMerkleProof, type HashLike } from './merkle.js';
 

@@ -1,7 +1,7 @@
 import { beginCell, Dictionary, type Cell } from '@ton/core';
 import { describe, expect, it } from 'vitest';
-import { forEachKeyedLeaf, forEachLeafE, forEachLeafInCell } from './hashmap.js';
-import { CellReader } from './reader.js';
+import { CellReader } from '../cell/core-reader.js';
+import { forEachKeyedLeaf, forEachLeafE, forEachLeafInCell } from './hashmap-reader.js';
 
 describe('hashmap walk', () => {
   it('visits every value of a HashmapE 15 ^Cell in key order (as @ton/core builds it)', () => {
