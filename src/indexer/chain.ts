@@ -1,8 +1,8 @@
 // What the indexer asks the chain, through ChainSource only (devnet today, liteservers later):
 // a jetton wallet as its master derives it, a jetton wallet's balance, and DNS resolution.
-import { beginCell } from '@ton/core';
-import { accountToAddress, addressToRaw } from '../chain/address.js';
+import { addressToRaw } from '../chain/address.js';
 import { resolveDns, walletFromRecord } from '../chain/dns.js';
+import { jettonWalletAddress as deriveWallet, jettonWalletBalance, JettonAnswerError } from '../chain/jetton.js';
 import type { AccountId } from '../chain/model.js';
 import type { ChainSource } from '../chain/source.js';
 import { ApiError, badRequest } from '../errors.js';
@@ -24,32 +24,23 @@ export async function chainCall<T>(operation: string, work: () => Promise<T>): P
 }
 
 /**
- * The owner's jetton wallet as the master derives it (`get_wallet_address(owner)` on chain state).
- * Never taken from a message: only this address proves a deposit. 400 when `master` is no jetton master.
+ * The owner's jetton wallet as the master derives it (chain/jetton.ts). Never taken from a message:
+ * only this address proves a deposit. 400 when `master` is no jetton master.
  */
 export async function jettonWalletAddress(source: ChainSource, master: AccountId, owner: AccountId): Promise<AccountId> {
-  const res = await chainCall('deriving the jetton wallet', () =>
-    source.runGetMethod(master, 'get_wallet_address', [{ type: 'slice', cell: beginCell().storeAddress(accountToAddress(owner)).endCell() }]),
-  );
-  const item = res.stack[0];
-  if (res.exitCode !== 0 || (item?.type !== 'slice' && item?.type !== 'cell')) {
-    throw badRequest(`jetton: ${master} is not a jetton master (get_wallet_address exit code ${res.exitCode})`, 'jetton');
-  }
-  try {
-    return addressToRaw(item.cell.beginParse().loadAddress());
-  } catch {
-    throw badRequest(`jetton: ${master} answered get_wallet_address with no address`, 'jetton');
-  }
+  return chainCall('deriving the jetton wallet', async () => {
+    try {
+      return await deriveWallet(source, master, owner);
+    } catch (err) {
+      if (err instanceof JettonAnswerError) throw badRequest(`jetton: ${err.message}`, 'jetton');
+      throw err;
+    }
+  });
 }
 
 /** Jetton balance of a wallet (`get_wallet_data`), 0 while the wallet is not deployed. */
 export async function jettonBalance(source: ChainSource, wallet: AccountId): Promise<bigint> {
-  const res = await chainCall('reading the jetton balance', () => source.runGetMethod(wallet, 'get_wallet_data'));
-  const item = res.stack[0];
-  if (res.exitCode === 0 && item?.type === 'int') return item.value;
-  // an account without code answers -256: nothing arrived yet
-  if (res.exitCode === -256) return 0n;
-  throw noNode('reading the jetton balance', new Error(`get_wallet_data on ${wallet} exited with code ${res.exitCode}`));
+  return chainCall('reading the jetton balance', () => jettonWalletBalance(source, wallet));
 }
 
 /** TEP-81 names: dot-separated components of bytes other than NUL, at most 126 bytes in all. */

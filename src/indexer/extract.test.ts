@@ -2,6 +2,7 @@
 // devnet's own scenarios, read back from finalized blocks, and what the indexer records for it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginCell } from '@ton/core';
+import { jettonWalletAddress } from '../chain/jetton.js';
 import { NOBODY } from '../chain/devnet/scenarios.js';
 import { openTestDevnet, runTrace, type TestDevnet } from '../../test/support/devnet.js';
 import { addressToRaw } from '../chain/address.js';
@@ -12,14 +13,7 @@ let devnet: TestDevnet;
 const id = (name: string) => devnet.directory.wallets.find((w) => w.name === name)!.id;
 const master = (key: string) => devnet.directory.jettons.find((j) => j.key === key)!.masterId;
 
-async function jettonWallet(jetton: string, owner: string): Promise<string> {
-  const res = await devnet.chain.runGetMethod(master(jetton), 'get_wallet_address', [
-    { type: 'slice', cell: beginCell().storeAddress(devnet.directory.wallets.find((w) => w.name === owner)!.address).endCell() },
-  ]);
-  const item = res.stack[0];
-  if (item?.type !== 'slice') throw new Error('no jetton wallet address');
-  return addressToRaw(item.cell.beginParse().loadAddress());
-}
+const jettonWallet = (jetton: string, owner: string): Promise<string> => jettonWalletAddress(devnet.chain, master(jetton), id(owner));
 
 const at = (trace: TransactionModel[], account: string) => trace.filter((t) => t.account === account);
 const ton = (tx: TransactionModel, owner: string) => extract(tx, { asset: TON, owner }).transfers.filter((t) => t.asset === TON);

@@ -6,6 +6,7 @@
 import type { Cell } from '@ton/core';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
+import { jettonData, JettonAnswerError } from '../chain/jetton.js';
 import { realNetworkProfile, withOverrides, type NetworkProfile } from '../chain/profile.js';
 import { GlobalConfigUnreachableError, loadGlobalConfig, LiteserverConfigError, type LoadedGlobalConfig } from '../chain/liteserver/config.js';
 import type { LiteserverChain, LiteserverChainOptions, LiteserverStatus } from '../chain/liteserver/chain.js';
@@ -144,11 +145,10 @@ export async function completeProfile(chain: LiteserverChain, base: NetworkProfi
   if (profile.usdtMaster) {
     try {
       // get_jetton_data's fifth value is the jetton wallet code every genuine wallet runs.
-      const result = await chain.runGetMethod(profile.usdtMaster, 'get_jetton_data');
-      const code = result.exitCode === 0 ? result.stack[4] : undefined;
-      if (code?.type === 'cell') profile.usdtWalletCodeHashes = [code.cell.hash().toString('hex')];
+      profile.usdtWalletCodeHashes = [(await jettonData(chain, profile.usdtMaster)).walletCode.hash().toString('hex')];
     } catch (err) {
-      logger.warn({ err, usdtMaster: profile.usdtMaster }, "the USDT master's jetton wallet code could not be read");
+      // A master that is no jetton has no wallet code to trust: the list stays empty, quietly.
+      if (!(err instanceof JettonAnswerError)) logger.warn({ err, usdtMaster: profile.usdtMaster }, "the USDT master's jetton wallet code could not be read");
     }
   }
   return profile;

@@ -2,6 +2,7 @@
 // back decoded from the finalized blocks (inbound outcome and DecodedBody).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginCell } from '@ton/core';
+import { jettonWalletAddress } from '../jetton.js';
 import type { TransactionModel } from '../model.js';
 import { openTestDevnet, runTrace, type TestDevnet } from '../../../test/support/devnet.js';
 
@@ -20,15 +21,7 @@ function at(trace: TransactionModel[], account: string): TransactionModel[] {
   return trace.filter((t) => t.account === account);
 }
 
-async function jettonWallet(jetton: string, owner: string): Promise<string> {
-  const res = await devnet.chain.runGetMethod(master(jetton), 'get_wallet_address', [
-    { type: 'slice', cell: beginCell().storeAddress(devnet.directory.wallets.find((w) => w.name === owner)!.address).endCell() },
-  ]);
-  const item = res.stack[0];
-  if (item?.type !== 'slice') throw new Error('no jetton wallet address');
-  const a = item.cell.beginParse().loadAddress();
-  return `${a.workChain}:${a.hash.toString('hex')}`;
-}
+const jettonWallet = (jetton: string, owner: string): Promise<string> => jettonWalletAddress(devnet.chain, master(jetton), id(owner));
 
 describe('devnet classifications', () => {
   it('a TON transfer with a comment is credited with its text at the recipient', async () => {

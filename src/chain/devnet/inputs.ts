@@ -1,7 +1,8 @@
 // Reading control-API inputs: wallet names, destinations, amounts, BoCs, jettons. Every bad value
 // becomes a 400 ApiError naming the field.
-import { Address, beginCell, Cell } from '@ton/core';
+import { Address, Cell } from '@ton/core';
 import { accountToAddress, addressToRaw, parseAddressInfo } from '../address.js';
+import { jettonWalletAddress, jettonWalletBalance, JettonAnswerError } from '../jetton.js';
 import type { AccountId } from '../model.js';
 import { badRequest } from '../../errors.js';
 import type { DevnetChain } from './chain.js';
@@ -84,21 +85,17 @@ export function jettonInput(directory: DevnetDirectory, input: unknown, field: s
   }
 }
 
-/** The owner's jetton wallet, as the master derives it (`get_wallet_address`). */
+/** The owner's jetton wallet, as the master derives it (chain/jetton.ts); a 400 naming `field` when it is no master. */
 export async function jettonWalletOf(chain: DevnetChain, master: AccountId, owner: Address, field: string): Promise<Address> {
-  const res = await chain.runGetMethod(master, 'get_wallet_address', [
-    { type: 'slice', cell: beginCell().storeAddress(owner).endCell() },
-  ]);
-  const item = res.stack[0];
-  if (res.exitCode !== 0 || item?.type !== 'slice') {
-    throw badRequest(`${field}: ${master} is not a jetton master on the devnet`, field);
+  try {
+    return accountToAddress(await jettonWalletAddress(chain, master, addressToRaw(owner)));
+  } catch (err) {
+    if (err instanceof JettonAnswerError) throw badRequest(`${field}: ${master} is not a jetton master on the devnet`, field);
+    throw err;
   }
-  return item.cell.beginParse().loadAddress();
 }
 
 /** Balance of a jetton wallet (`get_wallet_data`); 0 when it does not exist yet. */
 export async function jettonBalanceOf(chain: DevnetChain, jettonWallet: Address): Promise<bigint> {
-  const res = await chain.runGetMethod(addressToRaw(jettonWallet), 'get_wallet_data');
-  const item = res.stack[0];
-  return res.exitCode === 0 && item?.type === 'int' ? item.value : 0n;
+  return jettonWalletBalance(chain, addressToRaw(jettonWallet));
 }

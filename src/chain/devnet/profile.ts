@@ -1,6 +1,7 @@
 // The devnet's network profile, read from the running chain: its own USDT master and DNS root
 // (from the directory genesis wrote), the USDT wallet code its master hands out, and the oldest
 // block it keeps (all of them: the follower starts there).
+import { jettonData, JettonAnswerError } from '../jetton.js';
 import type { NetworkProfile } from '../profile.js';
 import type { DevnetChain } from './chain.js';
 
@@ -19,10 +20,12 @@ export async function devnetProfile(chain: DevnetChain): Promise<NetworkProfile>
   };
 }
 
-/** TEP-74 `get_jetton_data`: (total_supply, mintable, admin, content, jetton_wallet_code). */
+/** The code of the wallets the master hands out (`get_jetton_data`); none when it is no jetton master. */
 async function walletCodeHashes(chain: DevnetChain, master: string): Promise<string[]> {
-  const res = await chain.runGetMethod(master, 'get_jetton_data');
-  const code = res.stack[4];
-  if (res.exitCode !== 0 || code?.type !== 'cell') return [];
-  return [code.cell.hash().toString('hex')];
+  try {
+    return [(await jettonData(chain, master)).walletCode.hash().toString('hex')];
+  } catch (err) {
+    if (err instanceof JettonAnswerError) return [];
+    throw err;
+  }
 }
