@@ -36,6 +36,8 @@ const chainLayers = [
   ['chain/tlb', '^src/chain/tlb/'],
   ['chain/decode', '^src/chain/decode/'],
   ['liteserver protocol', '^src/chain/liteserver/(tl|transport)/'],
+  // The node's validator rules, shared by the block builder (which signs by them) and the trust checks.
+  ['chain/validators', '^src/chain/validators/'],
   ['liteserver source and trust, blocks', '^src/chain/(liteserver|blocks)/'],
   ['devnet, replay', '^src/chain/(devnet|replay)/'],
 ];
@@ -86,6 +88,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(chain|bus|pipeline|delivery|streaming|webhooks|invoices|indexer|console)/' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'builder-to-checker',
+      comment: 'the block builder (chain/blocks) stands beside the liteserver source and its checks, not on them: of chain/liteserver it uses the protocol (tl/, transport/) only, and the validator rules it shares with the checker come from chain/validators',
+      severity: 'error',
+      from: { path: '^src/chain/blocks/' },
+      to: { path: '^src/chain/liteserver/', pathNot: '^src/chain/liteserver/(tl|transport)/' },
     },
     {
       name: 'production-to-testing',

@@ -9,7 +9,7 @@ import { SignedChain } from '../src/chain/liteserver/testing/signed-chain.js';
 import { SyntheticLiteServer } from '../src/chain/liteserver/testing/synthetic-server.js';
 import { AdnlServer } from '../src/chain/liteserver/transport/adnl-server.js';
 import { LitePool } from '../src/chain/liteserver/transport/pool.js';
-import { blockIdPayload } from '../src/chain/liteserver/trust/payloads.js';
+import { blockIdPayload } from '../src/chain/validators/payloads.js';
 import { SecureTrust } from '../src/chain/liteserver/trust/secure.js';
 import { ed25519KeyObject } from '../src/chain/liteserver/trust/validators.js';
 import type { Benchmark, BenchRow } from './harness.js';

@@ -5,9 +5,10 @@ import { verify } from 'node:crypto';
 import { catchainConfigCell, configDictCell, signOrdinary, signSimplex, testValidators, validatorSetCell } from '../src/chain/liteserver/testing/validator-keys.js';
 import type { BlockIdExt, SignatureSet } from '../src/chain/liteserver/tl/lite-types.js';
 import { readTrustConfig } from '../src/chain/liteserver/trust/config-params.js';
-import { blockIdPayload } from '../src/chain/liteserver/trust/payloads.js';
+import { blockIdPayload } from '../src/chain/validators/payloads.js';
 import { verifyBlockSignatures, verifySignatureSet } from '../src/chain/liteserver/trust/signatures.js';
-import { mainValidators, masterchainGroup } from '../src/chain/liteserver/trust/validators.js';
+import { mainValidators } from '../src/chain/validators/set.js';
+import { masterchainGroup } from '../src/chain/liteserver/trust/validators.js';
 import type { Benchmark, BenchRow } from './harness.js';
 
 /**

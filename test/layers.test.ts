@@ -1,6 +1,7 @@
 // The layer check in `npm test`: src/ has no upward import, no cycle, no component reaching into
-// another, nothing but the service reaching into the devnet and no production code importing a testing/
-// folder; and each rule fires when a copy of src/ gets one planted violation of its kind.
+// another, nothing but the service reaching into the devnet, no block builder reaching into the
+// checker and no production code importing a testing/ folder; and each rule fires when a copy of src/
+// gets one planted violation of its kind.
 import { cp, mkdtemp, appendFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +46,8 @@ describe('layers', () => {
       await appendFile(path.join(copy, 'src/chain/cell/slice.ts'), "\nexport type { DevnetChain } from '../devnet/chain.js';\n");
       await appendFile(path.join(copy, 'src/chain/tlb/block.ts'), "\nimport '../liteserver/trust/blocks.js';\n");
       await appendFile(path.join(copy, 'src/chain/decode/text.ts'), "\nimport '../liteserver/tl/codec.js';\n");
+      // the block builder reaching up into the checker whose rules it shares
+      await appendFile(path.join(copy, 'src/chain/blocks/shard.ts'), "\nexport type { ValidatorGroup } from '../liteserver/trust/validators.js';\n");
       report = await checkLayers(copy);
     });
 
@@ -82,8 +85,12 @@ describe('layers', () => {
       expect(report.violations).toContain('chain-upward-import: src/chain/decode/text.ts → src/chain/liteserver/tl/codec.ts');
     });
 
+    it('keeps the block builder below the checker', () => {
+      expect(report.violations).toContain('builder-to-checker: src/chain/blocks/shard.ts → src/chain/liteserver/trust/validators.ts');
+    });
+
     it('reports nothing else', () => {
-      expect(report.violations.filter((v) => !/ping|pong|db\.ts|config\.ts|indexer\/routes|invoices\/model|bus\/codec|service\/liteserver|cell\/parse|cell\/slice|tlb\/block|decode\/text/.test(v))).toEqual([]);
+      expect(report.violations.filter((v) => !/ping|pong|db\.ts|config\.ts|indexer\/routes|invoices\/model|bus\/codec|service\/liteserver|cell\/parse|cell\/slice|tlb\/block|decode\/text|blocks\/shard/.test(v))).toEqual([]);
     });
   });
 });

@@ -1,13 +1,12 @@
 // Validator keys of a chain tonwatch builds (the devnet's own validators, the synthetic test chains): ed25519
 // keys derived from a label, the config cells naming them — a validator set (param 34), a catchain config
 // (param 28), a config dictionary — and the ordinary signature set they put on a masterchain block.
-// The node's rules (who signs, the set hash) come from liteserver/trust, which checks what this signs.
+// The node's rules (who signs, the set hash) come from validators/, shared with the checker (liteserver/trust).
 import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { beginCell, Dictionary, type Cell } from '@ton/core';
 import type { BlockIdExt, Signature, SignatureSet } from '../liteserver/tl/lite-types.js';
-import type { CatchainConfig, ValidatorDescr } from '../liteserver/trust/config-params.js';
-import { blockIdPayload, nodeIdOf } from '../liteserver/trust/payloads.js';
-import { mainValidators, validatorSetHash } from '../liteserver/trust/validators.js';
+import { blockIdPayload, nodeIdOf } from '../validators/payloads.js';
+import { mainValidators, validatorSetHash, type CatchainConfig, type ValidatorDescr } from '../validators/set.js';
 
 /** DER prefix of an ed25519 PKCS#8 private key around its 32-byte seed. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -99,7 +98,7 @@ export function configDictCell(params: ReadonlyMap<number, Cell>): Cell {
 
 /**
  * The set hash and total weight of a masterchain group whose members, in signing order, are `ordered`
- * (use trust/validators.ts `mainValidators` to get the node's order from a set and catchain config).
+ * (use validators/set.ts `mainValidators` to get the node's order from a set and catchain config).
  */
 export function groupHash(ccSeqno: number, ordered: readonly ValidatorKey[]): number {
   return validatorSetHash(ccSeqno, descriptorsOf(ordered));

@@ -4,7 +4,7 @@
 import { beginCell, Dictionary, type Cell } from '@ton/core';
 import { deriveValidators, descriptorsOf, signEach, type ValidatorKey } from '../../blocks/validators.js';
 import type { BlockIdExt, SignatureSet } from '../tl/lite-types.js';
-import { finalizeVotePayload, serializeCandidate, type CandidateHashData } from '../trust/payloads.js';
+import { finalizeVotePayload, serializeCandidate, type CandidateHashData } from '../../validators/payloads.js';
 import { groupOf } from '../trust/validators.js';
 
 export {

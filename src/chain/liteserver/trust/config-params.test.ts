@@ -14,7 +14,7 @@ import {
 } from './config-params.js';
 import { unwrapMerkleProof } from './merkle.js';
 import { mcStateExtraOf, readMcStateInfo, readShardState } from './state.js';
-import { mainValidators, validatorSetHash } from './validators.js';
+import { mainValidators, validatorSetHash } from '../../validators/set.js';
 import { proofFailure } from '../../../../test/support/proofs.js';
 
 const fixtures = new URL('../../../../test/fixtures/', import.meta.url);

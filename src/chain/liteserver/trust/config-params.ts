@@ -8,40 +8,7 @@ import type { CellReader } from '../../cell/core-reader.js';
 import { ProofError, proofRead } from './errors.js';
 import { lookupHashmap, provenReader } from './merkle.js';
 import { mcStateExtraOf, provenConfigParam, readShardState } from './state.js';
-
-/** One `ValidatorDescr`, with its key in the `list` dictionary. */
-export interface ValidatorDescr {
-  /** Key of the entry in `list` (HashmapE 16): the node's order. */
-  index: number;
-  publicKey: Buffer;
-  weight: bigint;
-  /** `validator_addr#73` only; null for `validator#53`. */
-  adnlAddr: Buffer | null;
-}
-
-/** ConfigParam 34 (also 32, 36): `validators#11` or `validators_ext#12`. */
-export interface ValidatorSet {
-  kind: 'validators' | 'validators_ext';
-  utimeSince: number;
-  utimeUntil: number;
-  total: number;
-  /** How many of the first validators (after the masterchain shuffle) sign masterchain blocks. */
-  main: number;
-  /** Declared by `validators_ext`, the sum of the list's weights for `validators`. */
-  totalWeight: bigint;
-  /** In dictionary-index order. */
-  list: ValidatorDescr[];
-}
-
-/** ConfigParam 28: `catchain_config#c1` (no shuffle flag: false) or `catchain_config_new#c2`. */
-export interface CatchainConfig {
-  kind: 'catchain_config' | 'catchain_config_new';
-  shuffleMcValidators: boolean;
-  mcCatchainLifetime: number;
-  shardCatchainLifetime: number;
-  shardValidatorsLifetime: number;
-  shardValidatorsNum: number;
-}
+import type { CatchainConfig, ValidatorDescr, ValidatorSet } from '../../validators/set.js';
 
 /** One `NewConsensusConfig` of ConfigParam 30. */
 export type NewConsensusConfig =

@@ -16,10 +16,11 @@ import { tlRead, tlWrite } from '../tl/codec.js';
 import { signatureSet, type BlockIdExt, type SignatureSet } from '../tl/lite-types.js';
 import { configOfKeyBlock, configOfMasterchainState, configParam, parseCatchainConfig, parseValidatorSet, readTrustConfig } from './config-params.js';
 import { unwrapMerkleProof } from './merkle.js';
-import { nodeIdOf } from './payloads.js';
+import { nodeIdOf } from '../../validators/payloads.js';
 import { readSignedHeader } from './signed-header.js';
 import { verifyBlockSignatures, verifySignatureSet, type SignedHeader } from './signatures.js';
-import { mainValidators, masterchainGroup } from './validators.js';
+import { mainValidators } from '../../validators/set.js';
+import { masterchainGroup } from './validators.js';
 import { proofFailure } from '../../../../test/support/proofs.js';
 
 const fixtures = new URL('../../../../test/fixtures/', import.meta.url);

@@ -9,7 +9,7 @@ import type { BlockIdExt, SignatureSet } from '../tl/lite-types.js';
 import { describeBlockId, sameBlockId } from './block-ref.js';
 import type { TrustConfig } from './config-params.js';
 import { ProofError } from './errors.js';
-import { blockIdPayload, finalizeVotePayload, parseCandidate } from './payloads.js';
+import { blockIdPayload, finalizeVotePayload, parseCandidate } from '../../validators/payloads.js';
 import { masterchainGroup, type GroupMember, type ValidatorGroup } from './validators.js';
 
 export type { SignatureSet } from '../tl/lite-types.js';

@@ -1,17 +1,11 @@
-// The masterchain validator group exactly as the node computes it (mc-config.cpp, compute_validator_set):
-// the `main` first validators of param 34 in dictionary-index order, shuffled by the validator-set PRNG
-// when param 28 sets shuffle_mc_validators; its hash (crc32c of TL test0.validatorSet) and total weight,
-// and each member's node id, by which signature sets name their signers.
+// The masterchain signing group the checker verifies against: the node's group of a session
+// (validators/set.ts, shared with the block builder) with each member's node id, by which signature
+// sets name their signers, and its key parsed once for node:crypto.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { crc32c } from '@ton/core';
+import { nodeIdOf } from '../../validators/payloads.js';
+import { mainValidators, validatorSetHash, type CatchainConfig, type ValidatorDescr, type ValidatorSet } from '../../validators/set.js';
 import { ProofError } from './errors.js';
-import type { CatchainConfig, ValidatorDescr, ValidatorSet } from './config-params.js';
-import { nodeIdOf, validatorSetHashPayload } from './payloads.js';
-import { shuffledIndices, ValidatorSetPrng } from './prng.js';
 
-/** The masterchain shard id. */
-export const MASTERCHAIN_SHARD = 0x8000000000000000n;
-const ZERO_ADDR = Buffer.alloc(32);
 /** DER prefix of an ed25519 SubjectPublicKeyInfo; node:crypto takes raw keys only in this wrapping. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
@@ -47,31 +41,11 @@ export function ed25519KeyObject(publicKey: Uint8Array): KeyObject {
   return key;
 }
 
-/** crc32c of TL `test0.validatorSet{cc_seqno, [key, weight, adnl_addr]…}`, as an unsigned 32-bit number. */
-export function validatorSetHash(ccSeqno: number, members: readonly ValidatorDescr[]): number {
-  const payload = validatorSetHashPayload(
-    ccSeqno,
-    members.map((m) => ({ publicKey: m.publicKey, weight: m.weight, adnlAddr: m.adnlAddr ?? ZERO_ADDR })),
-  );
-  return crc32c(payload).readUInt32LE(0);
-}
-
-/**
- * The masterchain validators of catchain session `ccSeqno`, in the node's order: `main` of the set's list,
- * shuffled (PRNG seeded by the masterchain shard, workchain -1 and cc_seqno) when `shuffle_mc_validators`.
- */
-export function mainValidators(set: ValidatorSet, catchain: CatchainConfig, ccSeqno: number): ValidatorDescr[] {
-  const list = [...set.list].sort((a, b) => a.index - b.index);
-  const count = Math.min(set.main, list.length);
-  if (count === 0) throw new ProofError('validators.main', 'malformed', 'the validator set is empty');
-  if (!catchain.shuffleMcValidators) return list.slice(0, count);
-  const order = shuffledIndices(count, new ValidatorSetPrng(MASTERCHAIN_SHARD, -1, ccSeqno));
-  return order.map((i) => list[i]!);
-}
-
 /** The signing group of masterchain blocks for `ccSeqno`, from the source key block's params 34 and 28. */
 export function masterchainGroup(set: ValidatorSet, catchain: CatchainConfig, ccSeqno: number): ValidatorGroup {
-  return groupOf(ccSeqno, mainValidators(set, catchain, ccSeqno));
+  const members = mainValidators(set, catchain, ccSeqno);
+  if (members.length === 0) throw new ProofError('validators.main', 'malformed', 'the validator set is empty');
+  return groupOf(ccSeqno, members);
 }
 
 /** A group from members already in signing order (tests and the synthetic chain build them directly). */

@@ -2,8 +2,8 @@
 // the ordinary block signature payload, the simplex finalize vote, the node id of a validator key and
 // the validator-set hash. Ids come from their declarations (a test checks them against the known values).
 import { createHash } from 'node:crypto';
-import { TLError, tlId, TLReader, tlWrite } from '../tl/codec.js';
-import { readBlockIdExt, writeBlockIdExt, type BlockIdExt } from '../tl/lite-types.js';
+import { TLError, tlId, TLReader, tlWrite } from '../liteserver/tl/codec.js';
+import { readBlockIdExt, writeBlockIdExt, type BlockIdExt } from '../liteserver/tl/lite-types.js';
 
 export const TON_BLOCK_ID = tlId('ton.blockId root_cell_hash:int256 file_hash:int256 = ton.BlockId');
 export const PUB_ED25519 = tlId('pub.ed25519 key:int256 = PublicKey');

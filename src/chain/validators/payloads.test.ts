@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { tlIdHex, TLError } from '../tl/codec.js';
+import { tlIdHex, TLError } from '../liteserver/tl/codec.js';
 import {
   blockIdPayload,
   CANDIDATE_HASH_DATA_EMPTY,
