@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBlock } from '../../src/chain/decode/block.js';
-import type { MasterchainStep } from '../../src/chain/blocks/synthetic.js';
+import type { MasterchainStep } from '../../src/chain/blocks/testing/synthetic.js';
 import { SignedChain } from '../../src/chain/liteserver/testing/signed-chain.js';
 import type { StoreEventLog } from '../../src/bus/store-log.js';
 import { run as chainCommand } from '../../src/cli/commands/chain.js';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Address } from '@ton/core';
-import { SyntheticChain, type MasterchainStep } from '../../src/chain/blocks/synthetic.js';
+import { SyntheticChain, type MasterchainStep } from '../../src/chain/blocks/testing/synthetic.js';
 import { decodeBlock } from '../../src/chain/decode/block.js';
 import type { AccountId, TransactionModel } from '../../src/chain/model.js';
 import { serveBlockProof, type BlockProofLies } from '../../src/chain/liteserver/testing/serve-block-proof.js';

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { decodeBlock } from '../decode/index.js';
 import { loadShardAccounts, loadShardStateUnsplit } from '../tlb/shard-state.js';
 import { merkleUpdate } from './merkle-update.js';
-import { SyntheticChain } from './synthetic.js';
-import { newAccount, shardAccountEntry, transferTransaction } from './transfer.js';
+import { SyntheticChain } from './testing/synthetic.js';
+import { newAccount, shardAccountEntry, transferTransaction } from './testing/transfer.js';
 
 /** Every cell of a tree, once. */
 function cells(root: Cell): Cell[] {

@@ -1,5 +1,6 @@
-// A shard chain as SyntheticChain keeps it — its top block, the accounts of its state, what is queued for
-// its next block — and the shard topology moves: the ShardDescr tree a masterchain block lists, and the
+// A shard chain as a block producer keeps it (the devnet's ledger, the tests' SyntheticChain) — its top
+// block, the accounts of its state, what is queued for its next block (of the producer's own kind `P`) —
+// and the shard topology moves: the ShardDescr tree a masterchain block lists, and the
 // chains that follow a split (two halves of one parent) or a merge (one parent of two siblings).
 import type { Cell, CurrencyCollection } from '@ton/core';
 import type { BlkPrevInfo } from '../tlb/block-info.js';
@@ -8,17 +9,10 @@ import { HashmapCache } from '../tlb/hashmap.js';
 import type { ShardDescr, ShardTree } from '../tlb/shard-descr.js';
 import { splitStateCell, type DepthBalance, type ShardAccountEntry } from '../tlb/shard-state.js';
 import { childShards, parentShard, shardContains } from './shard.js';
-import type { Transfer } from './transfer.js';
 import type { ChainTop } from './zero-state.js';
 
-export type Pending =
-  | { kind: 'transfer'; transfer: Transfer }
-  /** The sender's side of a transfer: its wallet sends the message, which is credited to `to` afterwards. */
-  | { kind: 'send'; transfer: Transfer }
-  | { kind: 'raw'; cell: Cell; account: ShardAccountEntry };
-
 /** One shard chain (or the masterchain): its top and what its next block must say. */
-export interface ShardChain {
+export interface ShardChain<P = never> {
   workchain: number;
   shard: bigint;
   top: ChainTop;
@@ -30,7 +24,7 @@ export interface ShardChain {
   afterSplit: boolean;
   accounts: Map<bigint, ShardAccountEntry>;
   accountsCache: HashmapCache<DepthBalance>;
-  pending: Pending[];
+  pending: P[];
   split: boolean;
   merge: boolean;
   /** The next masterchain block must carry a new block of this chain (after a split or merge). */
@@ -38,7 +32,7 @@ export interface ShardChain {
 }
 
 /** The BinTree of ShardDescr for the chains at or under `shard`, as masterchain block `mcSeqno` lists them. */
-export function shardTreeOf(chains: ShardChain[], shard: bigint, mcSeqno: number): ShardTree {
+export function shardTreeOf<P>(chains: ShardChain<P>[], shard: bigint, mcSeqno: number): ShardTree {
   const chain = chains.find((s) => s.shard === shard);
   if (chain) return { leaf: descr(chain, mcSeqno) };
   const [left, right] = childShards(shard);
@@ -46,15 +40,15 @@ export function shardTreeOf(chains: ShardChain[], shard: bigint, mcSeqno: number
 }
 
 /** The chains after a masterchain block committed their before_split / before_merge blocks. */
-export function splitAndMerge(chains: ShardChain[]): ShardChain[] {
-  const next: ShardChain[] = [];
+export function splitAndMerge<P>(chains: ShardChain<P>[]): ShardChain<P>[] {
+  const next: ShardChain<P>[] = [];
   const byShard = new Map(chains.map((c) => [c.shard, c]));
   for (const chain of chains) {
     if (chain.split) {
       for (const half of childShards(chain.shard)) {
         const accounts = new Map([...chain.accounts].filter(([address]) => shardContains(half, address)));
         const balance = [...accounts.values()].reduce((sum, a) => addCurrency(sum, a.balance), ZERO);
-        next.push({ ...chainFrom(chain.workchain, half, chain.top, accounts), prevBalance: balance, nextSeqno: chain.nextSeqno, afterSplit: true, due: true });
+        next.push({ ...chainFrom<P>(chain.workchain, half, chain.top, accounts), prevBalance: balance, nextSeqno: chain.nextSeqno, afterSplit: true, due: true });
       }
       continue;
     }
@@ -62,7 +56,7 @@ export function splitAndMerge(chains: ShardChain[]): ShardChain[] {
       const parent = parentShard(chain.shard);
       if (next.some((s) => s.shard === parent)) continue;
       const [left, right] = childShards(parent).map((id) => byShard.get(id)!);
-      const merged = chainFrom(chain.workchain, parent, left!.top, new Map([...left!.accounts, ...right!.accounts]));
+      const merged = chainFrom<P>(chain.workchain, parent, left!.top, new Map([...left!.accounts, ...right!.accounts]));
       merged.prev = { kind: 'prev_blks_info', prev1: left!.top.ref, prev2: right!.top.ref };
       merged.prevState = splitStateCell(left!.top.state, right!.top.state);
       merged.prevBalance = addCurrency(left!.top.balance, right!.top.balance);
@@ -76,7 +70,7 @@ export function splitAndMerge(chains: ShardChain[]): ShardChain[] {
   return next;
 }
 
-export function chainFrom(workchain: number, shard: bigint, top: ChainTop, accounts: Map<bigint, ShardAccountEntry>): ShardChain {
+export function chainFrom<P = never>(workchain: number, shard: bigint, top: ChainTop, accounts: Map<bigint, ShardAccountEntry>): ShardChain<P> {
   return {
     workchain, shard, top, accounts,
     accountsCache: new HashmapCache(),
@@ -92,7 +86,7 @@ export function chainFrom(workchain: number, shard: bigint, top: ChainTop, accou
   };
 }
 
-function descr(chain: ShardChain, mcSeqno: number): ShardDescr {
+function descr<P>(chain: ShardChain<P>, mcSeqno: number): ShardDescr {
   const t = chain.top;
   return {
     format: 'new', seqno: t.ref.seqno, regMcSeqno: Math.min(t.regMcSeqno, mcSeqno), startLt: t.startLt, endLt: t.ref.endLt,

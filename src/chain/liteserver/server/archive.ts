@@ -1,5 +1,5 @@
 // What a liteserver needs of a chain to answer with proofs: its blocks as cells and the state after each.
-// SyntheticChain (src/chain/blocks/) satisfies it as it is; the devnet implements it over its storage.
+// SyntheticChain (src/chain/blocks/testing/) satisfies it as it is; the devnet implements it over its storage.
 import type { Cell } from '@ton/core';
 import type { BlockId } from '../../model.js';
 import type { SignatureSet } from '../tl/lite-types.js';

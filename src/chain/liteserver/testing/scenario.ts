@@ -1,8 +1,8 @@
 // A SyntheticChain driven for the liteserver tests and benchmarks: every 24 masterchain blocks the basechain
 // splits in two, one half splits again, then both merge back; transfers land in varying shards, some
 // masterchain blocks commit no shard block (gaps) and some commit two blocks of one shard.
-import type { MasterchainStep } from '../../blocks/synthetic.js';
-import { SyntheticChain } from '../../blocks/synthetic.js';
+import type { MasterchainStep } from '../../blocks/testing/synthetic.js';
+import { SyntheticChain } from '../../blocks/testing/synthetic.js';
 
 export interface SentTransfer {
   /** Raw address of the receiver. */

@@ -3,7 +3,7 @@
 // carry that set's session (cc_seqno) and hash, and each block's signers are known, so the fake liteserver
 // can serve `getBlockProof` links signed the way the node would sign them (ordinary or simplex sessions).
 import type { BuiltBlock } from '../../blocks/build.js';
-import { SyntheticChain, type MasterchainStep, type NextMasterchainOptions, type SyntheticChainOptions } from '../../blocks/synthetic.js';
+import { SyntheticChain, type MasterchainStep, type NextMasterchainOptions, type SyntheticChainOptions } from '../../blocks/testing/synthetic.js';
 import type { BlockIdExt } from '../tl/lite-types.js';
 import { tlBlockId } from './synthetic-server.js';
 import {

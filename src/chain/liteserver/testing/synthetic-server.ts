@@ -2,7 +2,7 @@
 // built as the node builds them) that can be told to lie: serve a forged block, tamper with a proof, or
 // withhold its head. The lying lives only here, never in the server the devnet runs.
 import { beginCell, convertToMerkleProof, type Cell } from '@ton/core';
-import type { SyntheticChain } from '../../blocks/synthetic.js';
+import type { SyntheticChain } from '../../blocks/testing/synthetic.js';
 import type { BlockIdExt, LiteMethodName } from '../tl/lite-api.js';
 import type { SignatureSet } from '../tl/lite-types.js';
 import type { LiteServerMethods } from '../transport/adnl-server.js';

@@ -7,7 +7,7 @@ import { WalletContractV4 } from '@ton/ton';
 import {
   Address, beginCell, Cell, loadShardAccount, storeMessage, storeShardAccount, type Message, type ShardAccount,
 } from '@ton/core';
-import { SyntheticChain } from '../../blocks/synthetic.js';
+import { SyntheticChain } from '../../blocks/testing/synthetic.js';
 import type { ShardAccountEntry } from '../../tlb/shard-state.js';
 
 export const WALLET_DEPLOY_AMOUNT = 5_000_000_000n;

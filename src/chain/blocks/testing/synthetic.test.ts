@@ -4,13 +4,13 @@
 // across splits, merges, gaps and key blocks.
 import { beginCell, Cell } from '@ton/core';
 import { describe, expect, it } from 'vitest';
-import { decodeBlock, type DecodedBlock } from '../decode/index.js';
-import { loadBlock, storeBlock } from '../tlb/block.js';
-import { loadBlockInfo } from '../tlb/block-info.js';
-import { loadMcStateExtra } from '../tlb/mc-state-extra.js';
-import { loadShardAccounts, loadShardStateUnsplit, SPLIT_STATE_TAG } from '../tlb/shard-state.js';
-import type { BuiltBlock } from './build.js';
-import { childShards, parentShard } from './shard.js';
+import { decodeBlock, type DecodedBlock } from '../../decode/index.js';
+import { loadBlock, storeBlock } from '../../tlb/block.js';
+import { loadBlockInfo } from '../../tlb/block-info.js';
+import { loadMcStateExtra } from '../../tlb/mc-state-extra.js';
+import { loadShardAccounts, loadShardStateUnsplit, SPLIT_STATE_TAG } from '../../tlb/shard-state.js';
+import type { BuiltBlock } from '../build.js';
+import { childShards, parentShard } from '../shard.js';
 import { SyntheticChain, type MasterchainStep } from './synthetic.js';
 
 const hex = (b: Buffer) => b.toString('hex');

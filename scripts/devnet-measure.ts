@@ -1,7 +1,7 @@
 // Measures the devnet (a script, not a test): transactions per second for simple wallet transfers
 // at full speed (signing, mempool emulation and block production all included), and RSS over a
 // long run. Usage:
-//   npx tsx src/chain/devnet/measure.ts [--transactions 100000] [--per-block 200] [--dir /tmp/x]
+//   npx tsx scripts/devnet-measure.ts [--transactions 100000] [--per-block 200] [--dir /tmp/x]
 // Each transfer is one external message to a wallet plus the internal message it sends: two
 // transactions. Transfers go between the genesis wallets, so the account map does not grow and
 // any RSS growth would come from the chain itself.
@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { internal } from '@ton/core';
-import { startDevnet } from './index.js';
-import { sendFromWallet } from './sender.js';
+import { startDevnet } from '../src/chain/devnet/index.js';
+import { sendFromWallet } from '../src/chain/devnet/sender.js';
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,19 +1,29 @@
 // SyntheticChain: a masterchain and the basechain's shards made of real blocks (buildBlock), driven step by
-// step — transfers or raw transactions into shards, splits, merges, gaps, key blocks — for the follower, the
-// fake liteserver and the devnet. Every block links to its parents by prev_ref with their real hashes.
+// step — transfers or raw transactions into shards, splits, merges, gaps, key blocks — for the tests of the
+// follower and of the fake liteserver. Every block links to its parents by prev_ref with their real hashes.
+// Test tooling: testing/ is left out of the build.
 import { createHash } from 'node:crypto';
 import { Address, beginCell, type Cell } from '@ton/core';
-import type { BlockId } from '../model.js';
-import type { ExtBlkRef } from '../tlb/ext-blk-ref.js';
-import { HashmapCache, storeHashmap } from '../tlb/hashmap.js';
-import { NO_SHARD_FEES } from '../tlb/mc-block-extra.js';
-import { buildOldMcBlocks, storeMcStateExtra, type KeyMaxLt, type OldMcBlock } from '../tlb/mc-state-extra.js';
-import type { ShardAccountEntry } from '../tlb/shard-state.js';
-import { buildBlock, MASTERCHAIN, type BuiltBlock } from './build.js';
-import { FULL_SHARD, parseShard, shardContains, shardHex, siblingShard } from './shard.js';
-import { chainFrom, shardTreeOf, splitAndMerge, type ShardChain } from './shard-chain.js';
+import type { BlockId } from '../../model.js';
+import type { ExtBlkRef } from '../../tlb/ext-blk-ref.js';
+import { HashmapCache, storeHashmap } from '../../tlb/hashmap.js';
+import { NO_SHARD_FEES } from '../../tlb/mc-block-extra.js';
+import { buildOldMcBlocks, storeMcStateExtra, type KeyMaxLt, type OldMcBlock } from '../../tlb/mc-state-extra.js';
+import type { ShardAccountEntry } from '../../tlb/shard-state.js';
+import { buildBlock, MASTERCHAIN, type BuiltBlock } from '../build.js';
+import { FULL_SHARD, parseShard, shardContains, shardHex, siblingShard } from '../shard.js';
+import { chainFrom, shardTreeOf, splitAndMerge, type ShardChain as AnyShardChain } from '../shard-chain.js';
 import { newAccount, sendTransaction, shardAccountEntry, transferTransaction, type SyntheticAccount, type Transfer } from './transfer.js';
-import { zeroState, type ChainTop } from './zero-state.js';
+import { zeroState, type ChainTop } from '../zero-state.js';
+
+/** What a shard chain has queued for its next block. */
+type Pending =
+  | { kind: 'transfer'; transfer: Transfer }
+  /** The sender's side of a transfer: its wallet sends the message, which is credited to `to` afterwards. */
+  | { kind: 'send'; transfer: Transfer }
+  | { kind: 'raw'; cell: Cell; account: ShardAccountEntry };
+
+type ShardChain = AnyShardChain<Pending>;
 
 export const BASECHAIN = 0;
 /** Blocks start at multiples of this lt, leaving room as real collators do. */
@@ -69,9 +79,9 @@ export class SyntheticChain {
     this.utimeStep = options.utimeStep ?? 1;
     this.config = options.config ?? defaultConfig(this.configAddress);
     const base = zeroState(this.globalId, BASECHAIN, FULL_SHARD, this.utime, null);
-    this.shards = [chainFrom(BASECHAIN, FULL_SHARD, base, new Map())];
+    this.shards = [chainFrom<Pending>(BASECHAIN, FULL_SHARD, base, new Map())];
     const mcZero = zeroState(this.globalId, MASTERCHAIN, FULL_SHARD, this.utime, this.stateExtra(0));
-    this.master = chainFrom(MASTERCHAIN, FULL_SHARD, mcZero, new Map());
+    this.master = chainFrom<Pending>(MASTERCHAIN, FULL_SHARD, mcZero, new Map());
     this.mcBlocks.push({ key: true, ref: mcZero.ref });
     this.zero = { masterchain: mcZero, basechain: base };
     this.lastKeyBlock = mcZero.ref;

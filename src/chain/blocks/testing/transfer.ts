@@ -4,7 +4,7 @@ import {
   Address, beginCell, Dictionary, loadMessage, storeAccount, storeMessage, storeTransaction,
   type Cell, type DictionaryValue, type Message, type StateInit, type Transaction,
 } from '@ton/core';
-import type { ShardAccountEntry } from '../tlb/shard-state.js';
+import type { ShardAccountEntry } from '../../tlb/shard-state.js';
 
 export interface Transfer {
   from: Address;
