@@ -9,10 +9,10 @@
  */
 const layers = [
   // The chain's vocabulary and value parsers, free of imports above them: configuration parses
-  // addresses and replay shares with them.
-  ['ground', '^src/(errors\\.ts$|chain/(model|address|hash)\\.ts$|chain/replay/options\\.ts$)'],
+  // addresses with them.
+  ['ground', '^src/(errors\\.ts$|chain/(model|address|hash)\\.ts$)'],
   ['store', '^src/store/'],
-  ['config, auth', '^src/(config\\.ts$|auth/)'],
+  ['config, auth', '^src/(config\\.ts$|config/|auth/)'],
   ['http', '^src/http/'],
   ['chain', '^src/chain/'],
   ['bus', '^src/bus/'],

@@ -1,4 +1,4 @@
-// Keeps the README's configuration table equal to the settings table in src/config.ts.
+// Keeps the README's configuration table equal to the settings table in src/config/settings.ts.
 //   npx tsx scripts/config-table.ts          rewrite the table in README.md
 //   npx tsx scripts/config-table.ts --check  exit 1 when README.md is out of date
 import fs from 'node:fs';

@@ -1,16 +1,7 @@
-// Options of the replay chain source, their defaults and their checks. Kept free of heavy
-// imports: src/config.ts uses the parsers here for the TONWATCH_REPLAY_* settings.
+// Options of the replay chain source, their defaults and their checks. The shares of trace kinds and
+// their checks are the TONWATCH_REPLAY_SHARES setting's (src/config/replay-shares.ts).
+import { checkShares, DEFAULT_SHARES, parseShares, type ReplayShares } from '../../config/replay-shares.js';
 import type { AccountId } from '../model.js';
-
-/** Share of new traces of each kind; what is left over is plain TON transfers without a body. */
-export interface ReplayShares {
-  /** Jetton transfers: owner → jetton wallet → jetton wallet → notification + excess (5 tx over 4 blocks). */
-  jetton: number;
-  /** TON transfers with a text comment. */
-  comment: number;
-  /** Bounceable TON transfers to an address without code, which bounce back (3 tx over 3 blocks). */
-  bounce: number;
-}
 
 /**
  * How blocks are released:
@@ -77,7 +68,6 @@ export interface ResolvedReplayOptions {
   clock: () => number;
 }
 
-export const DEFAULT_SHARES: ReplayShares = { jetton: 0.3, comment: 0.4, bounce: 0.02 };
 export const MAX_TRACE_DEPTH = 16;
 export const MAX_ACCOUNTS = 1_000_000;
 
@@ -125,37 +115,6 @@ export function resolveReplayOptions(options: ReplayOptions = {}): ResolvedRepla
     clock: options.clock ?? Date.now,
     startAt: options.startAt === undefined ? null : num('startAt', options.startAt, 0, 0, Number.MAX_SAFE_INTEGER, true),
   };
-}
-
-function checkShares(shares: ReplayShares, name: string): ReplayShares {
-  for (const key of ['jetton', 'comment', 'bounce'] as const) {
-    const v = shares[key];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) {
-      throw new RangeError(`replay option ${name}.${key} must be a number from 0 to 1, got ${String(v)}`);
-    }
-  }
-  if (shares.jetton + shares.comment + shares.bounce > 1 + 1e-9) {
-    throw new RangeError(`replay option ${name}: jetton + comment + bounce must not exceed 1 (the rest are plain transfers)`);
-  }
-  return shares;
-}
-
-/**
- * Parses `jetton=0.3,comment=0.4,bounce=0.02` (any subset; the others keep their defaults).
- * Returns undefined when the text is not allowed (the config reports it with the setting's name).
- */
-export function parseShares(raw: string): ReplayShares | undefined {
-  const shares = { ...DEFAULT_SHARES };
-  for (const part of raw.split(',')) {
-    const m = /^\s*(jetton|comment|bounce)\s*=\s*([0-9]*\.?[0-9]+)\s*$/i.exec(part);
-    if (!m) return undefined;
-    shares[m[1]!.toLowerCase() as keyof ReplayShares] = Number(m[2]);
-  }
-  try {
-    return checkShares(shares, 'shares');
-  } catch {
-    return undefined;
-  }
 }
 
 /** The replay source's options from the service configuration (TONWATCH_REPLAY_*, TONWATCH_BLOCK_INTERVAL_MS). */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FinalizedBlock, HashHex, PendingMessage, TransactionModel } from '../model.js';
 import { ChainRejectedError } from '../source.js';
 import { createReplaySource, type ReplaySource, type ReplaySourceOptions } from './source.js';
-import { parseShares } from './options.js';
+import { parseShares } from '../../config/replay-shares.js';
 
 const FIXED_CLOCK = () => 1_800_000_000_000;
 const sources: ReplaySource[] = [];
