@@ -10,7 +10,7 @@ import type { IndexerTables, TrackedRow } from './tables.js';
 type Db = Kysely<IndexerTables>;
 
 /** Now in ms: the database's clock on PostgreSQL (workers' clocks may differ), this process's on SQLite. */
-function claimNow(db: Kysely<any>): RawBuilder<number> {
+function claimNow(db: Db): RawBuilder<number> {
   return dialectOf(db) === 'postgres' ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`${Date.now()}`;
 }
 
