@@ -44,11 +44,13 @@ function checkoutFiles(dir = ROOT, out = new Map<string, string>()): Map<string,
 
 /** Where what ships starts: the CLI (bin/tonwatch.js loads it) and the webhook sender's worker thread. */
 const ENTRY_POINTS = ['cli/main.js', 'delivery/sender-thread.js'];
-/** Modules that ship with code no entry point reaches, each with the reason it may. */
+/** Modules (a file, or a folder ending in /) that ship with code no entry point reaches, each with the reason it may. */
 const SHIPPED_UNREACHED: Record<string, string> = {
   'chain/liteserver/transport/in-process.js': "a transport of the liteserver client's API (its `transport` option); only tests pass it today",
   'chain/model.js': "the chain model's one function (hasBoc), a type guard for callers",
+  'chain/overlay/': 'the overlay client (issue 34), built and tested, not wired into the service yet (docs/ARCHITECTURE.md)',
 };
+const allowedUnreached = (file: string) => Object.keys(SHIPPED_UNREACHED).some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
 
 /**
  * The built modules with code of their own (not only types or re-exports) that no entry point imports,
@@ -94,7 +96,7 @@ it('the built server (bin/tonwatch.js serve) serves the API and the console; a b
   expect(shipped.filter((e) => e.isFile() && /\.test\.js$/.test(e.name)).map((e) => e.name)).toEqual([]);
   // Nor anywhere else: every built module with code is reached from an entry point (the synthetic
   // chain of the tests once shipped in chain/blocks/), apart from the few named with their reason.
-  expect(unreachedModules(dist).sort()).toEqual(Object.keys(SHIPPED_UNREACHED).sort());
+  expect(unreachedModules(dist).filter((f) => !allowedUnreached(f))).toEqual([]);
   const port = await freePort();
   const service: SpawnedService = await spawnService({
     dataDir: mkdtempSync(path.join(tmp, 'data-')),
