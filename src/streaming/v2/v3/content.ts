@@ -31,3 +31,11 @@ export function traceContent(txs: readonly TransactionModel[], ctx: TraceContext
   for (const a of actions) for (const acc of a.accounts ?? []) addresses.add(acc.toLowerCase());
   return { transactions, trace: traceTree(txs), transactionMap: transactionMap(transactions), actions, addresses: [...addresses].sort() };
 }
+
+/** Accounts a `transactions` notification's address book covers for one transaction (its account, the in-message source, out-message destinations). */
+export function transactionAddresses(tx: V3Transaction): string[] {
+  const out = [tx.account];
+  if (tx.in_msg?.source) out.push(tx.in_msg.source);
+  for (const m of tx.out_msgs) if (m.destination) out.push(m.destination);
+  return out;
+}

@@ -245,6 +245,30 @@ describe('jettons (the devnet USDT)', () => {
   });
 });
 
+describe('failures and transactions without their cell', () => {
+  it('a bounced transfer is an unsuccessful ton_transfer, the bounce a call_contract; a model without its BoC still yields the documented keys', async () => {
+    const { transactions: txs } = await runTrace(devnet.chain, () => devnet.control.bounce({ from: 'carol', amount: '300000000' }));
+    const c = await contentOf(txs);
+    // init_block: opcode 0 is a ton_transfer; the bounce (opcode 0xffffffff) is a call_contract
+    expect(c.actions.map((a) => [a.type, a.success])).toEqual([['call_contract', true], ['ton_transfer', false]]);
+    expect(c.actions[0]!.details).toMatchObject({ opcode: '0xffffffff', destination: v3Address(id('carol')) });
+    expect(c.actions[1]!.details).toMatchObject({ source: v3Address(id('carol')), value: '300000000', comment: 'this transfer bounces' });
+    const bounced = c.transactions.find((t) => t.in_msg?.bounced)!;
+    expect(bounced.in_msg!.destination).toBe(v3Address(id('carol')));
+
+    // event-log events leave the BoC out: the object keeps its keys, the phases it cannot read are absent
+    const bare = txs.map(({ boc: _boc, ...rest }) => rest as TransactionModel);
+    const b = traceContent(bare, contextOf(txs), await readContractFacts(bare, run));
+    for (const t of b.transactions) {
+      expect(keys(t)).toEqual(TRANSACTION_KEYS);
+      expect(keys(t.description)).toEqual(['type', 'aborted', 'destroyed']);
+      expect([t.account_state_before, t.account_state_after]).toEqual([null, null]);
+      for (const m of t.out_msgs) expect(keys(m)).toEqual(MESSAGE_KEYS);
+    }
+    expect(b.actions.map((a) => [a.type, a.success])).toEqual(c.actions.map((a) => [a.type, a.success]));
+  });
+});
+
 describe('a contract deploy', () => {
   it('a ton_transfer that activates an account also yields contract_deploy', async () => {
     let address = '';

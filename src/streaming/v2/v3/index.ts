@@ -27,4 +27,4 @@ export { readContractFacts, noContractFacts, type ContractFacts, type GetMethodR
 export { accountStateChange, jettonsChange, type JettonWalletState } from './state.js';
 export { AddressBookBuilder, pickAddressBook, type AddressBookOptions, type DomainResolver } from './address-book.js';
 export { MetadataReader, pickMetadata, guardedFetcher, type MetadataOptions, type OffchainFetcher } from './metadata.js';
-export { traceContent, type TraceContent } from './content.js';
+export { traceContent, transactionAddresses, type TraceContent } from './content.js';
