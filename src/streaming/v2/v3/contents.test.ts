@@ -92,12 +92,23 @@ function checkTransaction(v3: V3Transaction, tx: TransactionModel) {
   expect(v3.description.type).toBe('ord');
   expect(keys(v3.description).filter((k) => !['storage_ph', 'credit_ph', 'action', 'bounce'].includes(k))).toEqual(['type', 'aborted', 'destroyed', 'credit_first', 'compute_ph']);
   expect([v3.description.aborted, v3.description.destroyed, v3.description.credit_first]).toEqual([d.aborted, d.destroyed, d.creditFirst]);
+  if (d.computePhase.type === 'skipped') expect(v3.description.compute_ph).toEqual({ skipped: true, reason: d.computePhase.reason.replace('-', '_') });
+  if (d.bouncePhase?.type === 'ok') expect(v3.description.bounce).toEqual({ type: 'ok', msg_size: { cells: d.bouncePhase.messageSize.cells.toString(), bits: d.bouncePhase.messageSize.bits.toString() }, msg_fees: d.bouncePhase.messageFees.toString(), fwd_fees: d.bouncePhase.forwardFees.toString() });
   if (d.computePhase.type === 'vm') {
     expect(keys(v3.description.compute_ph)).toEqual(['skipped', 'success', 'msg_state_used', 'account_activated', 'gas_fees', 'gas_used', 'gas_limit', ...(d.computePhase.gasCredit != null ? ['gas_credit'] : []), 'mode', 'exit_code', ...(d.computePhase.exitArg != null ? ['exit_arg'] : []), 'vm_steps', 'vm_init_state_hash', 'vm_final_state_hash']);
-    expect(v3.description.compute_ph!.gas_used).toBe(d.computePhase.gasUsed.toString());
-    expect(v3.description.compute_ph!.exit_code).toBe(d.computePhase.exitCode);
+    const c = d.computePhase;
+    expect(v3.description.compute_ph).toMatchObject({ skipped: false, success: c.success, msg_state_used: c.messageStateUsed, account_activated: c.accountActivated, gas_fees: c.gasFees.toString(), gas_used: c.gasUsed.toString(), gas_limit: c.gasLimit.toString(), mode: c.mode, exit_code: c.exitCode, vm_steps: c.vmSteps });
+    expect(v3.description.compute_ph!.vm_final_state_hash).toBe(Buffer.from(c.vmFinalStateHash.toString(16).padStart(64, '0'), 'hex').toString('base64'));
   }
-  if (d.actionPhase) expect(v3.description.action!.tot_actions).toBe(d.actionPhase.totalActions);
+  if (d.actionPhase) {
+    const a = d.actionPhase;
+    expect(v3.description.action).toMatchObject({ success: a.success, valid: a.valid, no_funds: a.noFunds, status_change: a.statusChange, result_code: a.resultCode, tot_actions: a.totalActions, spec_actions: a.specActions, skipped_actions: a.skippedActions, msgs_created: a.messagesCreated, tot_msg_size: { cells: a.totalMessageSize.cells.toString(), bits: a.totalMessageSize.bits.toString() } });
+    expect(v3.description.action!.action_list_hash).toBe(Buffer.from(a.actionListHash.toString(16).padStart(64, '0'), 'hex').toString('base64'));
+    if (a.totalFwdFees != null) expect(v3.description.action!.total_fwd_fees).toBe(a.totalFwdFees.toString());
+  }
+  if (d.storagePhase) expect(v3.description.storage_ph).toMatchObject({ storage_fees_collected: d.storagePhase.storageFeesCollected.toString(), status_change: d.storagePhase.statusChange });
+  if (d.creditPhase) expect(v3.description.credit_ph!.credit).toBe(d.creditPhase.credit.coins.toString());
+  expect(v3.description.bounce === undefined).toBe(!d.bouncePhase);
   expect(v3.account_state_before!.hash).toBe(core.stateUpdate.oldHash.toString('base64'));
   expect(v3.account_state_after!.hash).toBe(core.stateUpdate.newHash.toString('base64'));
   expect(v3.out_msgs.map((m) => Buffer.from(m.hash, 'base64').toString('hex'))).toEqual(tx.outMessages.map((m) => m.hash));
@@ -253,6 +264,11 @@ describe('failures and transactions without their cell', () => {
     expect(c.actions.map((a) => [a.type, a.success])).toEqual([['call_contract', true], ['ton_transfer', false]]);
     expect(c.actions[0]!.details).toMatchObject({ opcode: '0xffffffff', destination: v3Address(id('carol')) });
     expect(c.actions[1]!.details).toMatchObject({ source: v3Address(id('carol')), value: '300000000', comment: 'this transfer bounces' });
+    // the refused transaction: compute skipped (no_state) and a bounce phase, read as @ton/core reads them
+    for (const v3 of c.transactions) checkTransaction(v3, txs.find((t) => v3Hash(t.hash) === v3.hash)!);
+    const refusedTx = c.transactions.find((t) => t.account !== v3Address(id('carol')))!;
+    expect(refusedTx.description.compute_ph).toEqual({ skipped: true, reason: 'no_state' });
+    expect(keys(refusedTx.description.bounce)).toEqual(['type', 'msg_size', 'msg_fees', 'fwd_fees']);
     const bounced = c.transactions.find((t) => t.in_msg?.bounced)!;
     expect(bounced.in_msg!.destination).toBe(v3Address(id('carol')));
 
