@@ -205,7 +205,7 @@ export const settings = {
     min: 0,
     max: 1_000_000,
     default: 1000,
-    doc: 'Requests in progress (open streams included) one client address may hold, with or without an API key; more get 429. 0 means no limit.',
+    doc: 'Requests in progress (open streams included) one client address may hold, with or without an API key; more get 429. /healthz, /readyz and /metrics are never counted or refused. 0 means no limit.',
   }),
   corsOrigins: origins({
     env: 'TONWATCH_CORS_ORIGINS',

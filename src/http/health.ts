@@ -61,6 +61,7 @@ export function registerHealth(
     '/healthz',
     {
       logLevel: 'warn',
+      config: { probe: true },
       schema: {
         tags: ['service'],
         summary: 'Liveness: the process is up and answering',
@@ -80,6 +81,7 @@ export function registerHealth(
     '/readyz',
     {
       logLevel: 'warn',
+      config: { probe: true },
       schema: {
         tags: ['service'],
         summary: 'Readiness: chain head, follower lag, store and components; 503 when a check fails',

@@ -1,11 +1,19 @@
 // Limits on what one client can hold open. Node enforces the headers and whole-request timeouts
 // (408, then the connection closes); here: the longest silence while a body arrives, and a cap on
 // requests in progress per client address — open streams included, with or without an API key —
-// so that slow or unfinished requests cannot pile up without bound.
+// so that slow or unfinished requests cannot pile up without bound. Probes (`config.probe`: /healthz,
+// /readyz, /metrics) are outside the cap.
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConcurrencyLimiter, releaseWhenClosed } from './auth.js';
 import { ApiError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A health probe or metrics scrape (`/healthz`, `/readyz`, `/metrics`): never counted against, or refused by, the per-client cap. */
+    probe?: boolean;
+  }
+}
 
 export interface ClientLimitsOptions {
   /** Longest silence while a request body arrives, in ms. */
@@ -56,6 +64,8 @@ function watchBody(request: FastifyRequest, reply: FastifyReply, ms: number): vo
 export function registerClientLimits(app: FastifyInstance, opts: ClientLimitsOptions): ConcurrencyLimiter {
   const clients = new ConcurrencyLimiter(opts.clientConnectionLimit);
   app.addHook('onRequest', async (request, reply) => {
+    // A monitor behind the same proxy or NAT as a thousand streams must still see the node's health.
+    if (request.routeOptions.config.probe) return;
     if (opts.clientConnectionLimit > 0) {
       const release = clients.tryAcquire(request.ip);
       if (!release) {

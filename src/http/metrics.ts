@@ -47,6 +47,7 @@ export function registerMetrics(app: FastifyInstance, registry: Registry, opts: 
     '/metrics',
     {
       logLevel: 'warn',
+      config: { probe: true },
       schema: {
         tags: ['service'],
         summary: 'Metrics in the Prometheus text format',

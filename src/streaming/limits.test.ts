@@ -48,6 +48,34 @@ describe('streaming limits and lifecycle', () => {
     ws.close();
   });
 
+  it('health probes and metrics answer from an address holding its whole cap of streams, and take no slot (issue 35)', async () => {
+    const cap = 12;
+    bed = await startStreamTestbed({ store: await openTestStore('sqlite'), config: { clientConnectionLimit: cap, streamAnonLimit: 2 } });
+    const url = `${bed.url}/v2/sse/blocks`;
+    const key = await bed.key('streaming');
+    // Anonymous streams up to their own limit, WebSockets and keyed streams up to the per-client cap.
+    const anon = await Promise.all([1, 2].map(() => openRawStream(url)));
+    const sockets = await Promise.all(
+      [1, 2].map(async () => {
+        const ws = new WebSocket(`${bed!.url.replace('http', 'ws')}/v2/websocket?token=${key}`);
+        await new Promise((r) => ws.once('open', r));
+        return ws;
+      }),
+    );
+    const keyed = await Promise.all(Array.from({ length: cap - 4 }, () => openRawStream(url, { headers: { authorization: `Bearer ${key}` } })));
+    expect([...anon, ...keyed].map((s) => s.status)).toEqual(Array(cap - 2).fill(200));
+    await expect.poll(() => bed!.app.clientRequests.inUse('127.0.0.1')).toBe(cap);
+    const over = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    expect(over.status).toBe(429);
+    // Many probes at once, more than the cap: every one answers, none refused.
+    const probes = await Promise.all(Array.from({ length: cap + 3 }, (_v, i) => fetch(`${bed!.url}${['/healthz', '/readyz', '/metrics'][i % 3]}`)));
+    expect(probes.map((r) => r.status)).toEqual(Array(cap + 3).fill(200));
+    expect(await probes[2]!.text()).toContain('tonwatch_http_requests_total');
+    expect(bed.app.clientRequests.inUse('127.0.0.1')).toBe(cap);
+    for (const s of [...anon, ...keyed]) s.close();
+    for (const ws of sockets) ws.close();
+  });
+
   it('sends a heartbeat at once and again after 5 s of silence, counted from the last event', async () => {
     bed = await startStreamTestbed({ store: await openTestStore('sqlite') });
     const stream = await openRawStream(`${bed.url}/v2/sse/accounts/transactions?accounts=${account(1)}`);
