@@ -321,6 +321,13 @@ export const settings = {
     defaultDoc: '`60`, or 3 × `TONWATCH_WEBHOOK_TIMEOUT_MS` + 1 s when that is longer',
     doc: 'PostgreSQL, many workers: how long a worker\'s lease on a webhook ordering key or an indexer backfill job lasts without renewal, in seconds (renewed every quarter of it). A killed worker\'s keys and jobs are resumed by another this long after it died. At least 3 × TONWATCH_WEBHOOK_TIMEOUT_MS + 1 s.',
   }),
+  readyMaxDeliveryLagSeconds: int({
+    env: 'TONWATCH_READY_MAX_DELIVERY_LAG_SECONDS',
+    min: 0,
+    max: 86_400,
+    default: 30,
+    doc: '/readyz fails while a due webhook delivery to an online endpoint (one answering, with room for more attempts) has waited longer than this for its attempt to start, in seconds: a stalled worker. Slow, failing and suspended endpoints are reported, never failing it. 0 never fails.',
+  }),
   webhookMaxPerKey: int({
     env: 'TONWATCH_WEBHOOK_MAX_PER_KEY',
     min: 1,

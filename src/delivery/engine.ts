@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
 import { systemClock } from './clock.js';
 import * as ep from './endpoints.js';
+import { emptyLag, lagReport, type DeliveryLag } from './lag.js';
 import { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
 import * as reports from './reports.js';
@@ -53,6 +54,8 @@ export interface DeliveryEngineOptions {
   leaseMs?: number;
   /** This worker's name in the lease rows (default host:pid:random). */
   workerId?: string;
+  /** `readiness()` fails when a due delivery to an online endpoint waited longer than this (default 30 s; 0: never). */
+  readyMaxLagMs?: number;
 }
 
 /** Smallest lease for an attempt timeout: renewed every quarter, an attempt needs 2 × timeout left. */
@@ -86,6 +89,7 @@ export class DeliveryEngine {
           depth: () => reports.pendingCount(this.db),
           endpointsByStatus: () => this.endpointsByStatus(),
           inFlight: () => this.worker.inFlight,
+          lag: () => this.lag(),
         })
       : null;
     this.worker = new DeliveryWorker({
@@ -127,6 +131,20 @@ export class DeliveryEngine {
 
   health() {
     return { ok: this.worker.isRunning, in_memory: this.worker.inMemory, in_flight: this.worker.inFlight, sender: this.worker.senderKind };
+  }
+
+  /** Age of the oldest due delivery not yet started, per endpoint state, over the keys this process holds. */
+  lag(): DeliveryLag {
+    return this.worker.isRunning ? this.worker.lag() : emptyLag();
+  }
+
+  /**
+   * The /readyz check: not ready while a due delivery to an online endpoint with room for more
+   * attempts waited longer than the bound (a stall of this worker); slow, offline and suspended
+   * endpoints are reported, never failing it. A process that does not deliver is ready.
+   */
+  readiness() {
+    return { ...lagReport(this.lag(), this.options.readyMaxLagMs ?? 30_000), running: this.worker.isRunning };
   }
 
   // ---- producers ---------------------------------------------------------------------------
@@ -261,5 +279,6 @@ export function deliveryOptionsFromConfig(config: Config): Omit<DeliveryEngineOp
     secretOverlapMs: config.webhookSecretOverlapSeconds * 1000,
     historyMs: config.webhookHistoryDays * DAY_MS,
     leaseMs: config.workerLeaseSeconds * 1000,
+    readyMaxLagMs: config.readyMaxDeliveryLagSeconds * 1000,
   };
 }

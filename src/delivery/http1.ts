@@ -53,6 +53,8 @@ interface Exchange {
   deadline: number;
   /** Sent again once already, after a reused connection closed before answering. */
   retried: boolean;
+  /** True when the exchange must not start after all (its receiver answered 410 meanwhile): answered ECANCELED unsent. */
+  cancelled: (() => boolean) | undefined;
 }
 
 /** Keep-alive connections to one origin and the requests waiting for one. */
@@ -76,13 +78,17 @@ export class OriginClient {
     this.port = Number(origin.port) || (this.secure ? 443 : 80);
   }
 
-  /** Sends `data` (a whole request) on a free connection, or queues it until one is free. */
-  request(data: string, cb: ExchangeCallback): void {
+  /**
+   * Sends `data` (a whole request) on a free connection, or queues it until one is free. `cancelled`
+   * is asked just before it would be written: true answers ECANCELED, on a later microtask, unsent.
+   */
+  request(data: string, cb: ExchangeCallback, cancelled?: () => boolean): void {
     if (this.closed) return cb(fail('ECLOSED', 'client closed'), null);
-    this.dispatch({ data, cb, deadline: Date.now() + this.options.timeoutMs, retried: false });
+    this.dispatch({ data, cb, deadline: Date.now() + this.options.timeoutMs, retried: false, cancelled });
   }
 
   private dispatch(ex: Exchange): void {
+    if (isCancelled(ex)) return;
     const now = Date.now();
     let conn: Connection | undefined;
     while ((conn = this.idle.pop())) {
@@ -140,7 +146,14 @@ export class OriginClient {
     }
   }
 
+  /** The next queued exchange that may still start (cancelled ones are answered on the way). */
   private nextWaiting(): Exchange | null {
+    let ex: Exchange | null;
+    while ((ex = this.takeWaiting()) && isCancelled(ex));
+    return ex;
+  }
+
+  private takeWaiting(): Exchange | null {
     if (this.waitingHead >= this.waiting.length) return null;
     const ex = this.waiting[this.waitingHead]!;
     this.waiting[this.waitingHead++] = undefined as unknown as Exchange;
@@ -156,7 +169,7 @@ export class OriginClient {
     const now = Date.now();
     for (const conn of [...this.open]) conn.checkDeadline(now);
     while (this.waitingHead < this.waiting.length && this.waiting[this.waitingHead]!.deadline <= now) {
-      this.nextWaiting()!.cb(fail('ETIMEDOUT', `no connection free within ${this.options.timeoutMs} ms`), null);
+      this.takeWaiting()!.cb(fail('ETIMEDOUT', `no connection free within ${this.options.timeoutMs} ms`), null);
     }
   }
 
@@ -173,7 +186,7 @@ export class OriginClient {
   async close(): Promise<void> {
     this.closed = true;
     let ex: Exchange | null;
-    while ((ex = this.nextWaiting())) ex.cb(fail('ECLOSED', 'client closed'), null);
+    while ((ex = this.takeWaiting())) ex.cb(fail('ECLOSED', 'client closed'), null);
     const closing = [...this.open].map((c) => c.closeWhenDone());
     await Promise.all(closing);
     if (this.sweeper) clearInterval(this.sweeper);
@@ -183,6 +196,13 @@ export class OriginClient {
   get isClosed(): boolean {
     return this.closed;
   }
+}
+
+/** Answers a cancelled exchange with ECANCELED on a later microtask (never inside the caller's send) and says so. */
+function isCancelled(ex: Exchange): boolean {
+  if (!ex.cancelled?.()) return false;
+  queueMicrotask(() => ex.cb(fail('ECANCELED', 'not sent: the receiver answered 410 Gone to an earlier attempt'), null));
+  return true;
 }
 
 type Phase = 'idle' | 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'until-close';

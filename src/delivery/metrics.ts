@@ -1,5 +1,6 @@
 // Delivery metrics: attempts by result, attempt latency, outbox depth and endpoints by status.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { LAG_STATES, type DeliveryLag } from './lag.js';
 import type { AttemptResult } from './types.js';
 
 export interface DeliveryMetricsSource {
@@ -7,6 +8,7 @@ export interface DeliveryMetricsSource {
   depth(): Promise<number>;
   endpointsByStatus(): Promise<Record<string, number>>;
   inFlight(): number;
+  lag(): DeliveryLag;
 }
 
 export class DeliveryMetrics {
@@ -47,6 +49,16 @@ export class DeliveryMetrics {
       registers: [registry],
       collect() {
         this.set(source.inFlight());
+      },
+    });
+    new Gauge({
+      name: 'tonwatch_webhook_delivery_lag_seconds',
+      help: 'Age of the oldest due delivery whose attempt has not started, by endpoint state: online (the worker\'s own lag), slow (the endpoint\'s window of attempts is full), offline, suspended',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const lag = source.lag();
+        for (const state of LAG_STATES) this.set({ state }, lag.ageMs[state] / 1000);
       },
     });
     new Gauge({

@@ -39,8 +39,8 @@ export interface AttemptReport {
   error: string | null;
   retryAfterMs: number | null;
   latencyMs: number;
-  /** `timeout`, `network`, `refused` (SSRF) or `http`. */
-  kind: 'http' | 'timeout' | 'network' | 'refused';
+  /** `timeout`, `network`, `refused` (SSRF), `http`, or `cancelled`: never sent, its receiver answered 410 to an earlier attempt (not an attempt). */
+  kind: 'http' | 'timeout' | 'network' | 'refused' | 'cancelled';
 }
 
 /** The headers of one attempt by name, as buildRequest() writes them (content-length aside). */
@@ -82,15 +82,38 @@ interface Target {
   refusal: string | null;
 }
 
+/**
+ * How a 410 stops the attempts to its URL that have not started (waiting for a connection, or
+ * handed over but not yet here): `here` — those numbered so far, all handed to this Sender
+ * already; `until-told` — every one until `goneHeard()` names the last one the producer made
+ * before it heard of the 410 (the sender thread, where attempts may still be on their way).
+ */
+export type GoneStop = 'here' | 'until-told';
+
 export class Sender implements AttemptSender {
   /** One client (keep-alive connections) per receiver origin. */
   private readonly clients = new Map<string, OriginClient>();
   /** Parsed endpoint URLs, with the refusal for an IP-literal host computed once. */
   private readonly targets = new Map<string, Target>();
   private readonly lookup;
+  /** Per URL that answered 410: attempts numbered up to this never start. */
+  private readonly goneUpTo = new Map<string, number>();
+  /** URLs of the 410s `goneHeard()` has not yet answered, in the order they came (`until-told`). */
+  private readonly goneUnheard: string[] = [];
+  private numbered = 0;
 
-  constructor(private readonly options: SenderOptions) {
+  constructor(
+    private readonly options: SenderOptions,
+    private readonly goneStop: GoneStop = 'here',
+  ) {
     this.lookup = guardedLookup(options.policy);
+  }
+
+  /** `until-told`: the producer heard of the oldest 410 not yet answered, after making attempts up to `upTo`. */
+  goneHeard(upTo: number): void {
+    const url = this.goneUnheard.shift();
+    // A later 410 of the same URL, still unheard, keeps every attempt stopped.
+    if (url !== undefined && !this.goneUnheard.includes(url)) this.goneUpTo.set(url, upTo);
   }
 
   private target(raw: string): Target {
@@ -116,25 +139,41 @@ export class Sender implements AttemptSender {
     if (target.refusal) return refuse(done, `refused: ${target.refusal}`);
     const request = buildRequest(target.requestLine, endpoint, delivery, nowMs, this.options.userAgent);
     if (typeof request !== 'string') return refuse(done, request.refused);
-    this.exchange(target, request, nowMs, done);
+    this.exchange(endpoint.url, target, request, nowMs, ++this.numbered, done);
   }
 
-  /** Sends a request built elsewhere with buildRequest() (the sender thread gets them whole). */
-  sendBuilt(url: string, request: string, nowMs: number, done: (report: AttemptReport) => void): void {
+  /** Sends a request built elsewhere with buildRequest() (the sender thread gets them whole); `attempt` numbers it, increasing. */
+  sendBuilt(url: string, request: string, nowMs: number, attempt: number, done: (report: AttemptReport) => void): void {
     const target = this.target(url);
     if (target.refusal) return refuse(done, `refused: ${target.refusal}`);
-    this.exchange(target, request, nowMs, done);
+    this.exchange(url, target, request, nowMs, attempt, done);
   }
 
-  private exchange(target: Target, request: string, nowMs: number, done: (report: AttemptReport) => void): void {
+  private exchange(url: string, target: Target, request: string, nowMs: number, attempt: number, done: (report: AttemptReport) => void): void {
     const started = performance.now();
-    target.client.request(request, (err, result) => done(report(err, result, nowMs, Math.round(performance.now() - started), this.options.timeoutMs)));
+    const cancelled = () => (this.goneUpTo.get(url) ?? 0) >= attempt;
+    target.client.request(
+      request,
+      (err, result) => {
+        // Svix's rule: after a 410 no new attempt starts to the endpoint; the ones in flight finish.
+        if (result?.statusCode === 410) this.gone(url);
+        done(report(err, result, nowMs, Math.round(performance.now() - started), this.options.timeoutMs));
+      },
+      cancelled,
+    );
+  }
+
+  private gone(url: string): void {
+    if (this.goneStop === 'here') return void this.goneUpTo.set(url, Math.max(this.goneUpTo.get(url) ?? 0, this.numbered));
+    this.goneUpTo.set(url, Infinity);
+    this.goneUnheard.push(url);
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.clients.values()].map((c) => c.close()));
     this.clients.clear();
     this.targets.clear();
+    this.goneUpTo.clear();
   }
 }
 
@@ -152,6 +191,7 @@ function report(err: ExchangeError | null, result: ExchangeResult | null, nowMs:
   const e = err as ExchangeError & { cause?: ExchangeError };
   const code = e.code ?? e.cause?.code;
   if (code === 'ETIMEDOUT') return { statusCode: null, error: `timeout after ${timeoutMs} ms`, retryAfterMs: null, latencyMs, kind: 'timeout' };
+  if (code === 'ECANCELED') return { statusCode: null, error: e.message, retryAfterMs: null, latencyMs: 0, kind: 'cancelled' };
   if (code === 'ESSRF') return { statusCode: null, error: e.message, retryAfterMs: null, latencyMs, kind: 'refused' };
   const detail = e.cause?.message ?? e.message;
   return { statusCode: null, error: code ? `${code}: ${detail}` : detail, retryAfterMs: null, latencyMs, kind: 'network' };

@@ -13,7 +13,11 @@ import { buildRequest, refuse, requestLine, Sender, type AttemptDelivery, type A
  * writes every object's property names): ATTEMPT_FIELDS values per attempt. An endpoint's URL
  * crosses once, as a numbered slot, and again only when it changed.
  */
-export type ToThread = { type: 'attempts'; reset: boolean; urls: Array<number | string>; attempts: Array<number | string> } | { type: 'close' };
+export type ToThread =
+  | { type: 'attempts'; reset: boolean; urls: Array<number | string>; attempts: Array<number | string> }
+  // One per 410 report, in the order they came: the attempts made before it was heard end at `upTo`.
+  | { type: 'gone-heard'; upTo: number }
+  | { type: 'close' };
 /** Attempt id, endpoint slot, request (head and body), time of the attempt (ms). */
 export const ATTEMPT_FIELDS = 4;
 /** Reports, flattened likewise: attempt id, status code, latency, kind, error, retry-after (ms). */
@@ -147,12 +151,20 @@ export class ThreadedSender implements AttemptSender {
   private onMessage(m: FromThread): void {
     if (m.type === 'reports') {
       const r = m.reports;
+      let gone = 0;
       for (let i = 0; i < r.length; i += REPORT_FIELDS) {
         const id = r[i] as number;
+        if (r[i + 1] === 410) gone++;
         const done = this.pending.get(id);
         if (!done) continue;
         this.pending.delete(id);
         done({ statusCode: r[i + 1] as number | null, latencyMs: r[i + 2] as number, kind: r[i + 3] as AttemptReport['kind'], error: r[i + 4] as string | null, retryAfterMs: r[i + 5] as number | null });
+      }
+      // The thread stops a 410'd endpoint's attempts until told which ones were made before the
+      // 410 was heard here (its endpoint is suspended now): those already made go first.
+      if (gone > 0 && this.worker) {
+        this.flush();
+        for (let i = 0; i < gone; i++) this.worker.postMessage({ type: 'gone-heard', upTo: this.nextId - 1 } satisfies ToThread);
       }
     } else if (m.type === 'closed') this.closing?.();
   }

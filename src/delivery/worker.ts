@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import * as ep from './endpoints.js';
 import { judgeAttempt } from './judge.js';
+import { measureLag, type DeliveryLag } from './lag.js';
 import { KeyLeases, leaseKeyOf } from './leases.js';
 import type { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
@@ -105,6 +106,11 @@ export class DeliveryWorker {
 
   get isRunning(): boolean {
     return this.running;
+  }
+
+  /** Age of the oldest due delivery not yet started, per endpoint state (lag.ts). */
+  lag(): DeliveryLag {
+    return measureLag(this.queues.queues.values(), this.endpoints, (id) => (this.endpointInFlight.get(id) ?? 0) >= this.windowOf(id), this.o.clock.now());
   }
 
   async start(): Promise<void> {
@@ -372,6 +378,13 @@ export class DeliveryWorker {
       // Deleted while in flight: nothing left to record.
       this.queues.shift(q);
       this.queues.forget(row.id);
+    } else if (report.kind === 'cancelled') {
+      // Never sent (the receiver answered 410 to another attempt first): nothing to record; the head
+      // waits for back-online, or goes again at once if its endpoint is not suspended.
+      if (dropped) {
+        this.queues.shift(q);
+        this.queues.forget(row.id);
+      } else if (live.status !== 'suspended') this.queues.schedule(q, now);
     } else if (dropped) {
       // Its lease was lost meanwhile: the outcome is recorded, the key is another worker's now.
       const result = judgeAttempt(live, row, report, now);

@@ -235,6 +235,8 @@ export async function startService(config: Config, options: StartServiceOptions)
             ...(nonFinal === null ? { confirmed: 'not known yet: no liteserver has answered liteServer.nonfinal.getPendingShardBlocks' } : {}),
           };
         },
+        // Webhook delivery lag: a stalled worker is not ready (docs/WEBHOOKS.md, "Delivery lag").
+        delivery: () => delivery.readiness(),
         store: async () => {
           await sql`select 1`.execute(store.db);
           return { ok: true, dialect: store.dialect };
