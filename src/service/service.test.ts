@@ -40,9 +40,12 @@ describe('tonwatch service on the devnet (in process)', () => {
   it('reports follower lag and HTTP request counts', async () => {
     const ready = await service.api('/readyz', { auth: null });
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as any).checks.follower).toMatchObject({ ok: true, running: true, lagBlocks: 0 });
+    const checks = ((await ready.json()) as any).checks;
+    expect(checks.follower).toMatchObject({ ok: true, running: true, lagBlocks: 0 });
+    expect(checks.delivery).toMatchObject({ ok: true, running: true, max_lag_seconds: 30, lag_seconds: { online: 0, slow: 0, offline: 0, suspended: 0 } });
     const metrics = await (await service.api('/metrics', { auth: null })).text();
     expect(metrics).toMatch(/^tonwatch_follower_lag_blocks 0$/m);
+    expect(metrics).toMatch(/^tonwatch_webhook_delivery_lag_seconds\{state="online"\} 0$/m);
     expect(metrics).toMatch(/^tonwatch_http_requests_total\{[^}]*route="\/readyz"[^}]*\} \d+$/m);
   });
 });
