@@ -31,6 +31,8 @@ interface Sample {
   at: number;
   rss: number;
   heap: number;
+  /** What V8 holds from the system for its heap (used or not): RSS above it and `external` is native memory. */
+  heapTotal: number;
   external: number;
   ops: number;
   fds: number;
@@ -43,7 +45,17 @@ function sample(at: number, ops: number): Sample {
   gc();
   gc();
   const m = process.memoryUsage();
-  return { at, rss: m.rss, heap: m.heapUsed, external: m.external + m.arrayBuffers, ops, fds: readdirSync('/proc/self/fd').length };
+  return { at, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external + m.arrayBuffers, ops, fds: readdirSync('/proc/self/fd').length };
+}
+
+/** Least-squares slope of RSS over the samples, in MB per minute. */
+function rssSlope(samples: Sample[]): number {
+  const n = samples.length;
+  const mx = samples.reduce((a, s) => a + s.at, 0) / n;
+  const my = samples.reduce((a, s) => a + s.rss, 0) / n;
+  const sxx = samples.reduce((a, s) => a + (s.at - mx) ** 2, 0);
+  const sxy = samples.reduce((a, s) => a + (s.at - mx) * (s.rss - my), 0);
+  return sxx === 0 ? 0 : ((sxy / sxx) * 60) / MB;
 }
 
 const total = (r: ChurnReply) => Object.values(r.done).reduce((s, n) => s + n, 0);
@@ -93,7 +105,7 @@ const churn: Benchmark = {
         samples.push(s);
         ctx.progress(
           `${s.at.toFixed(0)} s: ${s.ops.toLocaleString('en-US')} connections (${report.errors} errors${report.firstError ? `, first: ${report.firstError}` : ''}); ` +
-            `RSS ${(s.rss / MB).toFixed(1)} MB, heap ${(s.heap / MB).toFixed(1)} MB, external ${(s.external / MB).toFixed(1)} MB, ${s.fds} descriptors`,
+            `RSS ${(s.rss / MB).toFixed(1)} MB, heap ${(s.heap / MB).toFixed(1)} of ${(s.heapTotal / MB).toFixed(1)} MB, external ${(s.external / MB).toFixed(1)} MB, ${s.fds} descriptors`,
         );
       }
       const last = await ask({ type: 'stop' }, 'stopped');
@@ -106,7 +118,7 @@ const churn: Benchmark = {
       const rssGrowth = (end.rss - warm.rss) / warm.rss;
       const heapGrowth = (end.heap - warm.heap) / MB;
       const elapsed = end.at || 1;
-      const trail = samples.slice(1).map((s) => `${s.at.toFixed(0)} s ${(s.rss / MB).toFixed(0)}/${(s.heap / MB).toFixed(0)}`).join(', ');
+      const trail = samples.slice(1).map((s) => `${s.at.toFixed(0)} s ${(s.rss / MB).toFixed(0)}/${(s.heapTotal / MB).toFixed(0)}/${(s.heap / MB).toFixed(0)}`).join(', ');
       const arenas = process.env.MALLOC_ARENA_MAX ? `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : 'glibc default arenas';
       return [
         { metric: 'connections opened and closed', value: end.ops, unit: 'count', note: `${seconds} s, ${CLIENTS} client loops; ${last.errors} errors; ${arenas}` },
@@ -121,8 +133,10 @@ const churn: Benchmark = {
           ratio: end.rss / warm.rss,
           target: `≤ ${1 + FLAT_RSS} × warm (flat)`,
           met: rssGrowth <= FLAT_RSS,
-          note: `RSS/heap MB after GC by time: ${trail}`,
+          note: `RSS / V8 heap held / heap used, MB after GC, by time: ${trail}`,
         },
+        { metric: 'RSS after GC, highest sample', value: Math.max(...samples.map((s) => s.rss)) / MB, unit: 'MB', note: 'RSS above the heap and external memory is the allocator holding freed memory: it comes back (see the trail)' },
+        { metric: 'RSS trend from the warm sample on (least squares)', value: rssSlope(samples.filter((s) => s.at >= warm.at)), unit: 'MB/min' },
         { metric: `heap used after GC, end of churn`, value: end.heap / MB, unit: 'MB', baseline: { name: 'warm', value: warm.heap / MB }, target: `≤ warm + ${FLAT_HEAP_MB} MB`, met: heapGrowth <= FLAT_HEAP_MB },
         { metric: 'RSS after GC, 3 s after the clients stopped', value: quiet.rss / MB, unit: 'MB' },
         { metric: 'descriptors open, 3 s after the clients stopped', value: quiet.fds, unit: 'count', baseline: { name: 'service up', value: samples[0]!.fds }, target: '= at start', met: quiet.fds <= samples[0]!.fds },
