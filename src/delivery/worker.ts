@@ -290,6 +290,9 @@ export class DeliveryWorker {
     const live = this.endpoints.get(endpoint.id) ?? endpoint;
     this.endpoints.set(live.id, live);
     Object.assign(live, { status: 'online', statusReason: null, statusUpdatedAt: now, failedAttempts: 0 });
+    // Every head is scheduled below: queues still waiting for a slot from before the suspension would
+    // wait twice, and each stale turn would spend a freed slot on nothing (the worker then stalled).
+    this.waitingForSlot.delete(live.id);
     for (const q of this.queues.queuesOf(live.id)) {
       const head = this.queues.headOf(q);
       if (head && !q.inFlight) {
