@@ -15,6 +15,8 @@ export interface RouteAuth {
   anonymous?: boolean;
   /** Query parameters that may carry the key, after the Authorization header. Default `['token']`. */
   queryParams?: readonly string[];
+  /** Request headers that may carry the key as it is (e.g. `x-api-key`, lower case), after the Authorization header. */
+  headers?: readonly string[];
   /** Callers on this machine need no key (see `isLocalCaller`); everyone else does. */
   localWithoutKey?: boolean;
 }
@@ -95,6 +97,14 @@ export function bearerToken(header: string | undefined): string | undefined {
   return m?.[1];
 }
 
+function headerToken(request: FastifyRequest, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const v = request.headers[name];
+    if (typeof v === 'string' && v.length > 0) return v;
+  }
+  return undefined;
+}
+
 function queryToken(query: unknown, names: readonly string[]): string | undefined {
   if (!query || typeof query !== 'object') return undefined;
   for (const name of names) {
@@ -114,7 +124,7 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): Concurren
     const auth = request.routeOptions.config.auth;
     if (!auth) return;
     const queryParams = auth.queryParams ?? ['token'];
-    const secret = bearerToken(request.headers.authorization) ?? queryToken(request.query, queryParams);
+    const secret = bearerToken(request.headers.authorization) ?? headerToken(request, auth.headers ?? []) ?? queryToken(request.query, queryParams);
     if (secret === undefined) {
       const notLocal = auth.localWithoutKey ? notLocalBecause(request) : null;
       if (auth.localWithoutKey && notLocal === null) {

@@ -10,22 +10,33 @@ import { StreamHub, type StreamHubOptions } from './hub.js';
 import { StreamMetrics } from './metrics.js';
 import { sseRoutes } from './sse.js';
 import { websocketRoutes } from './ws.js';
+import type { FinalityTracker } from '../pipeline/finality/tracker.js';
+import { V2Hub, type V2HubOptions } from './v2/hub.js';
+import { v2Routes } from './v2/routes.js';
 
 export { StreamHub, type StreamHubOptions } from './hub.js';
 export { StreamMetrics } from './metrics.js';
 export { SSE_PATHS } from './sse.js';
 export { WS_PATH } from './ws.js';
 export { OPERATION_NAMES } from './operations.js';
+export { V2Hub } from './v2/hub.js';
+export { V2_SSE_PATHS, V2_WS_PATHS } from './v2/routes.js';
 
 export interface StreamingDeps {
   events: EventLog;
   config: Pick<Config, 'streamBufferBytes' | 'streamWriteTimeoutMs' | 'streamQuietGc' | 'wsMaxAccounts'>;
   metrics: Registry;
   logger: Logger;
+  /** Provisional levels for Streaming v2 (null: finalized only). */
+  finality?: FinalityTracker | null;
 }
 
 /** The component over its dependencies; `overrides` shorten timings in tests. */
-export function createStreaming(deps: StreamingDeps, overrides: Partial<StreamHubOptions> = {}): Component & { hub: StreamHub } {
+export function createStreaming(
+  deps: StreamingDeps,
+  overrides: Partial<StreamHubOptions> = {},
+  v2Overrides: Partial<V2HubOptions> = {},
+): Component & { hub: StreamHub; v2: V2Hub } {
   const hub = new StreamHub({
     log: deps.events,
     metrics: new StreamMetrics(deps.metrics),
@@ -35,18 +46,37 @@ export function createStreaming(deps: StreamingDeps, overrides: Partial<StreamHu
     quietCollectionMs: deps.config.streamQuietGc ? undefined : null,
     ...overrides,
   });
+  const v2 = new V2Hub({
+    log: deps.events,
+    finality: deps.finality ?? null,
+    logger: deps.logger.child({ component: 'streaming-v2' }),
+    bufferBytes: deps.config.streamBufferBytes,
+    writeTimeoutMs: deps.config.streamWriteTimeoutMs,
+    ...v2Overrides,
+  });
   const limits = { maxAccounts: deps.config.wsMaxAccounts, writeTimeoutMs: hub.writeTimeoutMs };
   return {
     name: 'streaming',
     hub,
+    v2,
     routes: async (app: FastifyInstance) => {
       // Streams never end by themselves: close them before the server waits for connections to finish.
-      app.addHook('preClose', async () => hub.stop());
+      app.addHook('preClose', async () => {
+        hub.stop();
+        v2.stop();
+      });
       await sseRoutes(app, { hub });
       await websocketRoutes(app, { hub, limits });
+      await v2Routes(app, v2);
     },
-    start: async () => hub.start(),
-    stop: async () => hub.stop(),
+    start: async () => {
+      hub.start();
+      v2.start();
+    },
+    stop: async () => {
+      hub.stop();
+      v2.stop();
+    },
     health: async () => ({ ok: true, ...hub.stats() }),
   };
 }

@@ -1,0 +1,267 @@
+// The v2 hub: follows the durable log (finalized transactions, grouped by trace) and the finality
+// tracker (pending, confirmed, invalidated), filters each notification per subscription and writes it.
+// Resume (beyond the anchors): finalized notifications replayed from the log after the client's id, then
+// the in-flight provisional traces at their current level and the invalidations it may have missed; a
+// `gap` notification when the log no longer holds what it asks for. As in the legacy hub (../hub.ts), a
+// replaying connection joins the live fan-out in the same tick as it sees the log's head.
+import type { Logger } from 'pino';
+import type { EventBatch } from '../../bus/events.js';
+import type { EventLog } from '../../bus/types.js';
+import type { AccountId, HashHex, TransactionModel } from '../../chain/model.js';
+import type { FinalityTracker } from '../../pipeline/finality/tracker.js';
+import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
+import { b64, v2Transaction, v2TraceTree } from './content.js';
+import type { V2Connection } from './connection.js';
+import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
+import { FINALITY_RANK, type V2Finality } from './request.js';
+
+/** The documented keepalive period (docs.ton.org, Streaming API: SSE). */
+export const V2_KEEPALIVE_MS = 15_000;
+/** Invalidations remembered for resuming clients. */
+const INVALIDATION_RING = 10_000;
+
+export interface V2HubOptions {
+  log: EventLog;
+  finality: FinalityTracker | null;
+  logger: Logger;
+  bufferBytes: number;
+  writeTimeoutMs: number;
+  keepaliveMs?: number;
+  replayPageSize?: number;
+}
+
+interface Invalidation {
+  seq: number;
+  norm: HashHex;
+  accounts: AccountId[];
+}
+
+export class V2Hub {
+  readonly connections = new Set<V2Connection>();
+  private readonly norms = new TraceNorms();
+  /** Accounts of each provisional trace (its emulated trace, or its first transaction). */
+  private readonly traceAccounts = new Map<HashHex, AccountId[]>();
+  private readonly invalidations: Invalidation[] = [];
+  private provisionalSeq = 0;
+  private stops: Array<() => void> = [];
+  private timer: NodeJS.Timeout | null = null;
+  readonly keepaliveMs: number;
+
+  constructor(private readonly options: V2HubOptions) {
+    this.keepaliveMs = options.keepaliveMs ?? V2_KEEPALIVE_MS;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.stops.push(this.options.log.subscribe((batch) => this.publishBatch(batch)));
+    if (this.options.finality) this.stops.push(this.options.finality.subscribe((e) => this.publishProvisional(e)));
+    this.timer = setInterval(() => this.sweep(), Math.min(500, this.keepaliveMs));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    for (const s of this.stops.splice(0)) s();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const c of [...this.connections]) c.terminate();
+  }
+
+  /** Registers a subscribed connection: live from now, or resumed after `resume`. */
+  open(connection: V2Connection, resume: V2Cursor | null): void {
+    this.connections.add(connection);
+    this.resubscribed(connection, resume);
+  }
+
+  /** A (new) subscription on an open connection: a resume point restarts its replay. */
+  resubscribed(connection: V2Connection, resume: V2Cursor | null): void {
+    connection.provisionalTraces.clear();
+    if (resume === null) {
+      if (!connection.replaying) connection.cursor = { position: this.options.log.headPosition() ?? -1, kind: LAST_KIND, provisional: null };
+      return;
+    }
+    const seen = resume.provisional ?? this.provisionalSeq;
+    connection.cursor = { position: resume.position, kind: resume.kind, provisional: Math.min(seen, this.provisionalSeq) };
+    if (connection.replaying) return; // the running replay reads from the new cursor
+    connection.replaying = true;
+    void this.replay(connection).catch((err) => {
+      this.options.logger.error({ err }, 'v2 stream replay failed; closing the connection');
+      connection.terminate();
+    });
+  }
+
+  closed(connection: V2Connection): void {
+    connection.closed = true;
+    this.connections.delete(connection);
+  }
+
+  private async replay(connection: V2Connection): Promise<void> {
+    const log = this.options.log;
+    for (;;) {
+      if (connection.closed) return;
+      const oldest = await log.oldestPosition();
+      const cursor = connection.cursor;
+      if (oldest !== null && cursor.position < oldest - 1) {
+        // Never a silent hole: name what is gone, then continue from the oldest retained batch.
+        this.write(connection, `${oldest - 1}.${LAST_KIND}`, { type: 'gap', last_event_id: cursorId(cursor), first_available: `${oldest}.0` });
+        connection.cursor = { ...cursor, position: oldest - 1, kind: LAST_KIND };
+      }
+      const head = log.headPosition();
+      if (head === null || connection.cursor.position >= head) {
+        // Caught up: live from this tick on, then what happened to provisional traces meanwhile.
+        connection.replaying = false;
+        this.resendProvisional(connection);
+        return;
+      }
+      // a cursor inside a group (its `trace` notification not yet seen) re-reads that group's batch
+      const from = connection.cursor.kind === LAST_KIND ? connection.cursor.position : connection.cursor.position - 1;
+      const batches = await log.readAfter(from, this.options.replayPageSize ?? 32);
+      if (connection.closed) return;
+      for (const batch of batches) {
+        if (batch.lastPosition <= connection.cursor.position && connection.cursor.kind === LAST_KIND) continue;
+        this.deliverBatch(connection, batch, groupBatch(batch, this.norms));
+      }
+      if (connection.bufferedBytes() > this.options.bufferBytes / 2) await this.drained(connection);
+    }
+  }
+
+  private drained(connection: V2Connection): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setInterval(() => {
+        if (connection.closed || connection.bufferedBytes() <= this.options.bufferBytes / 4) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 5);
+      timer.unref();
+    });
+  }
+
+  /** Live: one batch, grouped once, to every connection that is not replaying. */
+  private publishBatch(batch: EventBatch): void {
+    const groups = groupBatch(batch, this.norms);
+    for (const c of this.connections) if (!c.replaying && !c.closed) this.deliverBatch(c, batch, groups);
+  }
+
+  private deliverBatch(c: V2Connection, batch: EventBatch, groups: FinalizedGroup[]): void {
+    const sub = c.subscription;
+    for (const g of groups) {
+      if (g.norm) c.provisionalTraces.delete(g.norm);
+      if (!sub) continue;
+      const norm = g.norm ? b64(g.norm) : null;
+      if (sub.types.has('transactions') && after({ position: g.position, kind: 0 }, c.cursor)) {
+        const txs = g.txs.filter((tx) => sub.addresses.has(tx.account));
+        if (txs.length > 0) {
+          this.write(c, `${g.position}.0`, { type: 'transactions', finality: 'finalized', trace_external_hash_norm: norm, transactions: ltDescending(txs).map((tx) => v2Transaction(tx, 'finalized')) });
+        }
+      }
+      if (sub.types.has('trace') && g.norm && sub.traces.has(g.norm) && after({ position: g.position, kind: 1 }, c.cursor)) {
+        this.write(c, `${g.position}.1`, traceNotification('finalized', g.norm, g.txs));
+      }
+    }
+    if (batch.lastPosition >= c.cursor.position) c.cursor = { ...c.cursor, position: batch.lastPosition, kind: LAST_KIND };
+  }
+
+  private publishProvisional(event: ProvisionalEvent): void {
+    const norm = event.trace;
+    if (event.finality === 'finalized') {
+      this.traceAccounts.delete(norm);
+      return; // the finalized transactions come from the log, in order and durable
+    }
+    this.provisionalSeq++;
+    if (event.finality === 'invalidated') {
+      const accounts = this.traceAccounts.get(norm) ?? [event.account];
+      this.traceAccounts.delete(norm);
+      this.invalidations.push({ seq: this.provisionalSeq, norm, accounts });
+      if (this.invalidations.length > INVALIDATION_RING) this.invalidations.shift();
+      for (const c of this.connections) if (!c.replaying) this.sendInvalidated(c, norm, accounts, false);
+      return;
+    }
+    const accounts = new Set(this.traceAccounts.get(norm) ?? []);
+    accounts.add(event.account);
+    if (event.finality === 'pending') for (const a of event.involvedAccounts ?? []) accounts.add(a);
+    else accounts.add(event.transaction.account);
+    this.traceAccounts.set(norm, [...accounts]);
+    for (const c of this.connections) if (!c.replaying) this.sendProvisional(c, event);
+  }
+
+  private provisionalId(c: V2Connection): string {
+    return `${cursorId(c.cursor)}~${this.provisionalSeq}`;
+  }
+
+  private sendProvisional(c: V2Connection, event: ProvisionalEvent): void {
+    const sub = c.subscription;
+    if (!sub || event.finality === 'finalized' || event.finality === 'invalidated') return;
+    if (FINALITY_RANK[event.finality] < FINALITY_RANK[sub.minFinality]) return;
+    const accounts = this.traceAccounts.get(event.trace) ?? [event.account];
+    const txs = event.finality === 'confirmed' ? [event.transaction] : [];
+    const norm = b64(event.trace);
+    let sent = false;
+    if (sub.types.has('transactions') && accounts.some((a) => sub.addresses.has(a))) {
+      const mine = txs.filter((tx) => sub.addresses.has(tx.account));
+      this.write(c, this.provisionalId(c), { type: 'transactions', finality: event.finality, trace_external_hash_norm: norm, transactions: mine.map((tx) => v2Transaction(tx, event.finality as V2Finality)) });
+      sent = true;
+    }
+    if (sub.types.has('trace') && sub.traces.has(event.trace)) {
+      this.write(c, this.provisionalId(c), traceNotification(event.finality, event.trace, txs));
+      sent = true;
+    }
+    if (sent) c.provisionalTraces.add(event.trace);
+  }
+
+  /** To a client that was told about the trace, or that asked for `trace_invalidated` on its accounts. */
+  private sendInvalidated(c: V2Connection, norm: HashHex, accounts: AccountId[], resumed: boolean): void {
+    const sub = c.subscription;
+    const told = c.provisionalTraces.delete(norm);
+    const asked = sub?.types.has('trace_invalidated') && (sub.traces.has(norm) || accounts.some((a) => sub.addresses.has(a)));
+    const interested = sub && FINALITY_RANK[sub.minFinality] < FINALITY_RANK.finalized && (sub.types.has('transactions') || sub.types.has('trace')) && (accounts.some((a) => sub.addresses.has(a)) || sub.traces.has(norm));
+    if (told || asked || (resumed && interested)) this.write(c, this.provisionalId(c), { type: 'trace_invalidated', trace_external_hash_norm: b64(norm) });
+  }
+
+  /** After a resume: invalidations it missed (or gap), then every trace in flight at its current level. */
+  private resendProvisional(c: V2Connection): void {
+    const seen = c.cursor.provisional ?? this.provisionalSeq;
+    const oldest = this.invalidations[0]?.seq ?? this.provisionalSeq + 1;
+    if (seen + 1 < oldest && this.invalidations.length >= INVALIDATION_RING) {
+      this.write(c, this.provisionalId(c), { type: 'gap', provisional: true, last_event_id: `${cursorId(c.cursor)}~${seen}` });
+    }
+    for (const inv of this.invalidations) if (inv.seq > seen) this.sendInvalidated(c, inv.norm, inv.accounts, true);
+    for (const event of this.options.finality?.inFlight() ?? []) this.sendProvisional(c, event);
+  }
+
+  private write(c: V2Connection, id: string, payload: Record<string, unknown>): void {
+    if (c.closed) return;
+    if (c.bufferedBytes() > this.options.bufferBytes) {
+      this.options.logger.warn({ transport: c.transport }, 'v2 stream: slow consumer closed');
+      c.closeSlow();
+      return;
+    }
+    c.send(id, payload);
+    c.lastWriteAt = Date.now();
+  }
+
+  /** Keepalives after silence; peers that stopped reading are dropped. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const c of this.connections) {
+      const buffered = c.bufferedBytes();
+      if (buffered === 0 || buffered < c.lastBuffered) c.lastProgressAt = now;
+      c.lastBuffered = buffered;
+      if (buffered > 0 && now - c.lastProgressAt > this.options.writeTimeoutMs) {
+        c.terminate();
+        continue;
+      }
+      if (now - c.lastWriteAt >= this.keepaliveMs) {
+        c.keepalive();
+        c.lastWriteAt = now;
+      }
+    }
+  }
+}
+
+const ltDescending = (txs: TransactionModel[]): TransactionModel[] => [...txs].sort((a, b) => (a.lt > b.lt ? -1 : a.lt < b.lt ? 1 : 0));
+
+function traceNotification(finality: V2Finality, norm: HashHex, txs: TransactionModel[]): Record<string, unknown> {
+  const transactions: Record<string, unknown> = {};
+  for (const tx of txs) transactions[b64(tx.hash)] = v2Transaction(tx, finality);
+  return { type: 'trace', finality, trace_external_hash_norm: b64(norm), trace: v2TraceTree(txs), transactions };
+}

@@ -1,0 +1,94 @@
+// What the v2 hub sends, before it is filtered per connection: the finalized transactions of one log
+// batch grouped by trace, and the event ids that let a client resume (docs/STREAMING.md, "v2 resume").
+//
+// Ids: a finalized notification's id is `<position>.<k>` — the log position of its group's first
+// transaction and its kind (0 `transactions`, 1 `trace`) — the same on every node and after a restart,
+// because groups depend on the batch alone. A provisional notification (not in the log) carries
+// `<last finalized id considered>~<provisional sequence>`, so a resume knows both where it was in the
+// log and which provisional events it saw.
+import type { EventBatch, Position } from '../../bus/events.js';
+import type { AccountId, HashHex, TransactionModel } from '../../chain/model.js';
+import { normalizedHashOfModel } from '../../chain/message-boc.js';
+
+/** The last kind of a group: a cursor at `<position>.LAST_KIND` has considered that whole group. */
+export const LAST_KIND = 9;
+
+export interface V2Cursor {
+  position: Position;
+  kind: number;
+  /** The provisional sequence the client had seen, when its id was a provisional one. */
+  provisional: number | null;
+}
+
+export const cursorId = (c: { position: Position; kind: number }): string => `${c.position}.${c.kind}`;
+
+/** Parses a `Last-Event-ID` / `last_event_id`; null when it is not one of ours. */
+export function parseEventId(text: string): V2Cursor | null {
+  const m = /^(-?\d{1,16})(?:\.(\d))?(?:~(\d{1,16}))?$/.exec(text.trim());
+  if (!m) return null;
+  return { position: Number(m[1]), kind: m[2] === undefined ? LAST_KIND : Number(m[2]), provisional: m[3] === undefined ? null : Number(m[3]) };
+}
+
+export const after = (id: { position: Position; kind: number }, cursor: { position: Position; kind: number }): boolean =>
+  id.position > cursor.position || (id.position === cursor.position && id.kind > cursor.kind);
+
+/** Finalized transactions of one trace within one batch. */
+export interface FinalizedGroup {
+  /** Position of its first transaction event. */
+  position: Position;
+  /** The trace's normalised external hash (hex), null when its start is older than what this node saw. */
+  norm: HashHex | null;
+  /** In log order (LT ascending within an account). */
+  txs: TransactionModel[];
+  accounts: Set<AccountId>;
+}
+
+/** Message hash → trace norm, for transactions whose trace started in an earlier block (bounded). */
+export class TraceNorms {
+  private readonly map = new Map<HashHex, HashHex>();
+  constructor(private readonly limit = 200_000) {}
+  get(message: HashHex): HashHex | undefined {
+    return this.map.get(message);
+  }
+  set(message: HashHex, norm: HashHex): void {
+    if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value!);
+    this.map.set(message, norm);
+  }
+}
+
+/**
+ * Groups a batch's transactions by trace: a transaction joins the group of the transaction in the same
+ * batch that created its inbound message, else starts a group. Deterministic in the batch alone.
+ */
+export function groupBatch(batch: EventBatch, norms: TraceNorms): FinalizedGroup[] {
+  const groups: FinalizedGroup[] = [];
+  const byCreated = new Map<HashHex, FinalizedGroup>();
+  for (const event of batch.events) {
+    if (event.type !== 'transaction') continue;
+    const tx = event.tx;
+    const inbound = tx.inMessage;
+    let group = inbound ? byCreated.get(inbound.hash) : undefined;
+    if (!group) {
+      let norm: HashHex | null = null;
+      if (inbound?.type === 'external-in') norm = safeNorm(tx);
+      else if (inbound) norm = norms.get(inbound.hash) ?? null;
+      group = { position: event.position, norm, txs: [], accounts: new Set() };
+      groups.push(group);
+    }
+    group.txs.push(tx);
+    group.accounts.add(tx.account);
+    for (const m of tx.outMessages) {
+      byCreated.set(m.hash, group);
+      if (group.norm) norms.set(m.hash, group.norm);
+    }
+  }
+  return groups;
+}
+
+function safeNorm(tx: TransactionModel): HashHex | null {
+  try {
+    return normalizedHashOfModel(tx.inMessage!);
+  } catch {
+    return null;
+  }
+}
