@@ -11,6 +11,8 @@ import { captureLogger, startTestApp, type TestApp } from './app.js';
 import type { Store } from '../../src/store/db.js';
 import type { StreamHubOptions } from '../../src/streaming/hub.js';
 import { createStreaming } from '../../src/streaming/index.js';
+import type { V2HubOptions } from '../../src/streaming/v2/hub.js';
+import type { FinalityTracker } from '../../src/pipeline/finality/tracker.js';
 
 export interface StreamTestbed extends TestApp {
   store: Store;
@@ -24,6 +26,10 @@ export interface StreamTestbedOptions {
   store: Store;
   config?: Partial<Config>;
   hub?: Partial<StreamHubOptions>;
+  /** Streaming v2 hub overrides (keepalive, buffer). */
+  v2?: Partial<V2HubOptions>;
+  /** Provisional levels for Streaming v2. */
+  finality?: FinalityTracker | null;
   retentionMs?: number;
   now?: () => number;
 }
@@ -33,7 +39,7 @@ export async function startStreamTestbed(opts: StreamTestbedOptions): Promise<St
   const log = new StoreEventLog(opts.store, { retentionMs: opts.retentionMs ?? 3_600_000, recentBatches: 8, now: opts.now });
   await log.open();
   const metrics = new Registry();
-  const streaming = createStreaming({ events: log, config, metrics, logger: captureLogger().logger }, opts.hub);
+  const streaming = createStreaming({ events: log, config, metrics, logger: captureLogger().logger, finality: opts.finality ?? null }, opts.hub, opts.v2);
   const app = await startTestApp({ store: opts.store, components: [streaming], config, metrics });
   await streaming.start!();
   return {
