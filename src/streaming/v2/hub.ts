@@ -76,7 +76,7 @@ export class V2Hub {
   resubscribed(connection: V2Connection, resume: V2Cursor | null): void {
     connection.provisionalTraces.clear();
     if (resume === null) {
-      if (!connection.replaying) connection.cursor = { position: this.options.log.headPosition() ?? -1, kind: LAST_KIND, provisional: null };
+      if (!connection.replaying) connection.cursor = { position: this.options.log.headPosition() ?? -1, kind: LAST_KIND, provisional: this.provisionalSeq };
       return;
     }
     const seen = resume.provisional ?? this.provisionalSeq;
@@ -87,6 +87,11 @@ export class V2Hub {
       this.options.logger.error({ err }, 'v2 stream replay failed; closing the connection');
       connection.terminate();
     });
+  }
+
+  /** The id a client resumes from if it sees nothing more: where its subscription starts. */
+  startId(connection: V2Connection): string {
+    return `${cursorId(connection.cursor)}~${connection.cursor.provisional ?? this.provisionalSeq}`;
   }
 
   closed(connection: V2Connection): void {

@@ -42,7 +42,7 @@ describe('streaming v2 protocol', () => {
         const s = await openSse(bed.url + path, body, { onEvent: (e) => events.push(e) });
         expect(s.status).toBe(200);
         await until(() => events.length === 1);
-        expect(events[0]).toEqual({ event: 'connected', id: undefined, data: { status: 'subscribed' } });
+        expect(events[0]).toEqual({ event: 'connected', id: expect.stringMatching(/^-?\d+\.9~0$/), data: { status: 'subscribed' } });
         s.abort();
       }
     }

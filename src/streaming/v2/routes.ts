@@ -121,11 +121,12 @@ function sse(hub: V2Hub, request: FastifyRequest, reply: FastifyReply): FastifyR
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  res.write(`event: connected\ndata: ${JSON.stringify({ ...(id ? { id } : {}), status: 'subscribed' })}\n\n`);
   const connection = new SseV2Connection(res, request.raw.socket);
   connection.subscription = subscription;
   res.on('close', () => hub.closed(connection));
   hub.open(connection, resume);
+  // Its id is where the subscription starts: a client killed before any event still resumes without a hole.
+  res.write(`event: connected\nid: ${hub.startId(connection)}\ndata: ${JSON.stringify({ ...(id ? { id } : {}), status: 'subscribed' })}\n\n`);
   return reply;
 }
 
