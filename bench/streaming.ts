@@ -5,6 +5,8 @@
 // with the same subscribers and payloads, in the same run. TONWATCH_BENCH_BLOCKS=1 prints each measured
 // block's deliveries, writes and nearby collections (hub and floor) on stderr.
 import os from 'node:os';
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { createClient } from 'redis';
@@ -54,13 +56,13 @@ function memory(): { rss: number; heap: number } {
 }
 
 /** Connects `count` clients (half SSE, half WebSocket), one account each; returns the memory they cost the server. */
-async function connectIdle(ctx: BenchContext, server: BenchServer, pool: ClientPool, owners: string[], count: number) {
+async function connectIdle(ctx: BenchContext, server: BenchServer, pool: ClientPool, owners: string[], count: number, transports: ['sse', 'ws'] | ['sse-v2', 'ws-v2'] = ['sse', 'ws']) {
   const before = memory();
   const subs = Array.from({ length: count }, (_, i) => [owners[i % owners.length]!]);
   const half = Math.floor(count / 2);
   const started = performance.now();
-  const sse = await pool.connect('sse', server.url, subs.slice(0, half));
-  const ws = await pool.connect('ws', server.url, subs.slice(half));
+  const sse = await pool.connect(transports[0], server.url, subs.slice(0, half));
+  const ws = await pool.connect(transports[1], server.url, subs.slice(half));
   ctx.progress(`${fmt(sse.count)} SSE + ${fmt(ws.count)} WebSocket clients connected in ${((performance.now() - started) / 1000).toFixed(1)} s${sse.firstError ?? ws.firstError ? ` (first error: ${sse.firstError ?? ws.firstError})` : ''}`);
   await new Promise((r) => setTimeout(r, 1000));
   const after = memory();
@@ -143,6 +145,39 @@ async function replayLoad(ctx: BenchContext, server: BenchServer, pool: ClientPo
   if (process.env.TONWATCH_BENCH_BLOCKS) printBlocks('hub', blocks, fanouts.map(([from, to]) => to - from), fanoutCpuMs, (i) => gcs.near(fanouts[i]![0]));
   ctx.progress(`replay: ${fmt(perSecond(transactions, elapsed))} tx/s published, ${fmt(report.latencies.length)} deliveries measured`);
   return { txPerSecond: perSecond(transactions, elapsed), latencies: report.latencies, blockP99: blocks.map((b) => b.p99), headToReceive, headToPublish, closed: report.closedByServer, fanoutMs, fanoutCpuMs, gcInFanout, gcAfterFanout, load, shape: shape.mean(), parts };
+}
+
+/** The v2 fan-out's row: publish → receive p99 of v2 SSE + WebSocket clients, as a ratio to the same floor. */
+async function v2Row(ctx: BenchContext, owners: string[], clients: number, seconds: number, floorP99: number): Promise<BenchRow> {
+  const dir = path.join(ctx.tmpDir, 'v2');
+  await mkdir(dir, { recursive: true });
+  const server = await startBenchServer(dir);
+  const pool = new ClientPool(CLIENT_PROCESSES);
+  server.onPublished((entries) => pool.published(entries));
+  try {
+    ctx.progress(`v2: connecting ${fmt(clients)} Streaming v2 clients (SSE and WebSocket)`);
+    const idle = await connectIdle(ctx, server, pool, owners, clients, ['sse-v2', 'ws-v2']);
+    const replay = await replayLoad(ctx, server, pool, owners, seconds);
+    const p99 = percentile(replay.latencies, 99);
+    return {
+      metric: `Streaming v2: publish → receive p99, ${fmt(idle.connected)} clients, replay at ${fmt(REPLAY_RATE)} tx/s`,
+      value: p99,
+      unit: 'ms',
+      baseline: { name: 'bare writer floor, same clients', value: floorP99 },
+      ratio: p99 / floorP99,
+      target: '≤ 1.25× the floor, as the legacy hub',
+      met: p99 / floorP99 <= 1.25 && replay.txPerSecond >= REPLAY_RATE * 0.9,
+      note:
+        `p50 ${percentile(replay.latencies, 50).toFixed(1)} ms, max ${maxOf(replay.latencies).toFixed(1)} ms over ${fmt(replay.latencies.length)} deliveries in ${seconds} s; ` +
+        `half v2 SSE (POST /streaming/v2/sse), half v2 WebSocket, one address each${idle.failed ? `, ${idle.failed} failed to connect` : ''}; ${replay.closed} connections lost; ` +
+        `server side per block: p50 ${percentile(replay.fanoutMs, 50).toFixed(1)} ms, p99 ${percentile(replay.fanoutMs, 99).toFixed(1)} ms; load average ${replay.load.toFixed(1)}. ` +
+        `The v2 hub serialises per connection (JSON per notification, no shared prebuilt frames as the legacy hub)`,
+    };
+  } finally {
+    server.onPublished(() => {});
+    await pool.close();
+    await server.close();
+  }
 }
 
 /** Each block's deliveries, by key (in `keys` order): their p99 and the rest of the line printBlocks writes. */
@@ -426,6 +461,9 @@ const bench: Benchmark = {
           `(its CPU time: p50 ${percentile(floor.writeCpuMs, 50).toFixed(1)} ms, p99 ${percentile(floor.writeCpuMs, 99).toFixed(1)} ms); ` +
           `${floor.closed} connections lost; load average ${floor.load.toFixed(1)}`,
       });
+      // Streaming v2: the same clients and replay against a fresh server, delivered by the v2 hub.
+      rows.push(await v2Row(ctx, owners, clients, seconds, floorP99));
+
       const fanoutShare = replay.parts.filter(([part]) => part.startsWith('fan-out')).reduce((s, [, share]) => s + share, 0);
       rows.push({
         metric: 'server CPU profile during the replay: fan-out share',

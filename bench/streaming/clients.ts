@@ -99,6 +99,71 @@ function openWs(url: string, accounts: string[], token?: string): Promise<void> 
   });
 }
 
+/** Streaming v2 SSE: one POST whose body is the subscription; `event: event` frames carry `id: <position>.<kind>`. */
+function openSseV2(url: string, accounts: string[], token?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ types: ['transactions'], addresses: accounts });
+    const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    const req = http.request(`${url}/streaming/v2/sse`, { method: 'POST', agent: false, headers }, (res) => {
+      if (res.statusCode !== 200) {
+        reject(new Error(`v2 SSE answered ${res.statusCode}`));
+        res.resume();
+        return;
+      }
+      res.setEncoding('latin1');
+      let carry = '';
+      res.on('data', (chunk: string) => {
+        const at = sharedNow();
+        let text = carry + chunk;
+        let end: number;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          if (text.startsWith('event: event')) {
+            const idAt = text.indexOf('id: ') + 4;
+            receivedEvent(Number.parseFloat(text.slice(idAt, text.indexOf('\n', idAt))), at);
+          }
+          text = text.slice(end + 2);
+        }
+        carry = text;
+      });
+      res.on('close', () => closedByServer++);
+      closers.push(() => req.destroy());
+      resolve();
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Streaming v2 WebSocket: a `subscribe` op asking for `event_ids`. */
+function openWsV2(url: string, accounts: string[], token?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/streaming/v2/ws${token ? `?token=${token}` : ''}`, { perMessageDeflate: false });
+    let subscribed = false;
+    ws.on('open', () => ws.send(JSON.stringify({ operation: 'subscribe', id: 's', types: ['transactions'], addresses: accounts, event_ids: true })));
+    ws.on('message', (data: Buffer) => {
+      const at = sharedNow();
+      if (!subscribed) {
+        subscribed = true;
+        const reply = JSON.parse(data.toString());
+        if (reply.status === 'subscribed') resolve();
+        else reject(new Error(`subscribe answered ${JSON.stringify(reply)}`));
+        return;
+      }
+      const i = data.indexOf('"event_id":"');
+      if (i < 0) return;
+      const start = i + 12;
+      receivedEvent(Number.parseFloat(data.toString('latin1', start, data.indexOf(34, start))), at);
+    });
+    ws.on('close', () => {
+      if (subscribed) closedByServer++;
+    });
+    ws.on('error', (err) => {
+      if (!subscribed) reject(err);
+    });
+    closers.push(() => ws.terminate());
+  });
+}
+
 async function openRedis(url: string, accounts: string[]): Promise<void> {
   const client = createClient({ url });
   client.on('error', () => {});
@@ -111,7 +176,8 @@ async function openRedis(url: string, accounts: string[]): Promise<void> {
 }
 
 async function connect(cmd: Extract<Command, { type: 'connect' }>): Promise<void> {
-  const open = cmd.transport === 'sse' ? openSse : cmd.transport === 'ws' ? openWs : openRedis;
+  const opens = { sse: openSse, ws: openWs, 'sse-v2': openSseV2, 'ws-v2': openWsV2, redis: openRedis };
+  const open = opens[cmd.transport];
   let count = 0;
   let failed = 0;
   let firstError: string | undefined;

@@ -2,7 +2,8 @@
 // the clock they share. Kept apart from clients.ts, whose module body runs the client.
 import { YOUNG_GENERATION_FLAGS } from '../../src/streaming/quiet-gc.js';
 
-export type Transport = 'sse' | 'ws' | 'redis';
+/** `sse-v2` / `ws-v2`: Streaming v2 (POST /streaming/v2/sse, /streaming/v2/ws). */
+export type Transport = 'sse' | 'ws' | 'sse-v2' | 'ws-v2' | 'redis';
 
 export type Command =
   /** Opens one connection per entry of `subscriptions` (account lists); answers `connected`. */

@@ -143,6 +143,8 @@ export class V2Hub {
 
   /** Live: one batch, grouped once, to every connection that is not replaying. */
   private publishBatch(batch: EventBatch): void {
+    // No v2 client: no grouping cost beside the legacy hub's fan-out (a later trace's norm may then be unknown).
+    if (this.connections.size === 0) return;
     const groups = groupBatch(batch, this.norms);
     for (const c of this.connections) if (!c.replaying && !c.closed) this.deliverBatch(c, batch, groups);
   }
