@@ -12,8 +12,9 @@ import type { FinalityTracker } from '../../pipeline/finality/tracker.js';
 import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
 import { b64, v2Transaction, v2TraceTree } from './content.js';
 import type { V2Connection } from './connection.js';
+import { V2Index } from './index-map.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
-import { FINALITY_RANK, type V2Finality } from './request.js';
+import { FINALITY_RANK, type V2Finality, type V2Subscription } from './request.js';
 
 /** The documented keepalive period (docs.ton.org, Streaming API: SSE). */
 export const V2_KEEPALIVE_MS = 15_000;
@@ -38,6 +39,9 @@ interface Invalidation {
 
 export class V2Hub {
   readonly connections = new Set<V2Connection>();
+  private readonly index = new V2Index();
+  /** Connections told about each provisional trace: a later invalidation is their business. */
+  private readonly told = new Map<HashHex, Set<V2Connection>>();
   private readonly norms = new TraceNorms();
   /** Accounts of each provisional trace (its emulated trace, or its first transaction). */
   private readonly traceAccounts = new Map<HashHex, AccountId[]>();
@@ -66,15 +70,15 @@ export class V2Hub {
     for (const c of [...this.connections]) c.terminate();
   }
 
-  /** Registers a subscribed connection: live from now, or resumed after `resume`. */
-  open(connection: V2Connection, resume: V2Cursor | null): void {
+  /** Registers a connection (subscribed already for SSE, later for WebSocket): live from now, or resumed after `resume`. */
+  open(connection: V2Connection, subscription: V2Subscription | null, resume: V2Cursor | null): void {
     this.connections.add(connection);
-    this.resubscribed(connection, resume);
+    this.subscribe(connection, subscription, resume);
   }
 
-  /** A (new) subscription on an open connection: a resume point restarts its replay. */
-  resubscribed(connection: V2Connection, resume: V2Cursor | null): void {
-    connection.provisionalTraces.clear();
+  /** A (new) subscription replaces the connection's whole one; a resume point restarts its replay. */
+  subscribe(connection: V2Connection, subscription: V2Subscription | null, resume: V2Cursor | null): void {
+    this.index.set(connection, subscription);
     if (resume === null) {
       if (!connection.replaying) connection.cursor = { position: this.options.log.headPosition() ?? -1, kind: LAST_KIND, provisional: this.provisionalSeq };
       return;
@@ -94,9 +98,15 @@ export class V2Hub {
     return `${cursorId(connection.cursor)}~${connection.cursor.provisional ?? this.provisionalSeq}`;
   }
 
+  /** WS `unsubscribe`: addresses and traces leave the connection's subscription. */
+  unsubscribe(connection: V2Connection, addresses: AccountId[], traces: string[]): void {
+    this.index.drop(connection, addresses, traces);
+  }
+
   closed(connection: V2Connection): void {
     connection.closed = true;
     this.connections.delete(connection);
+    this.index.remove(connection);
   }
 
   private async replay(connection: V2Connection): Promise<void> {
@@ -107,7 +117,7 @@ export class V2Hub {
       const cursor = connection.cursor;
       if (oldest !== null && cursor.position < oldest - 1) {
         // Never a silent hole: name what is gone, then continue from the oldest retained batch.
-        this.write(connection, `${oldest - 1}.${LAST_KIND}`, { type: 'gap', last_event_id: cursorId(cursor), first_available: `${oldest}.0` });
+        this.write(connection, `${oldest - 1}.${LAST_KIND}`, JSON.stringify({ type: 'gap', last_event_id: cursorId(cursor), first_available: `${oldest}.0` }));
         connection.cursor = { ...cursor, position: oldest - 1, kind: LAST_KIND };
       }
       const head = log.headPosition();
@@ -146,32 +156,47 @@ export class V2Hub {
     // No v2 client: no grouping cost beside the legacy hub's fan-out (a later trace's norm may then be unknown).
     if (this.connections.size === 0) return;
     const groups = groupBatch(batch, this.norms);
-    for (const c of this.connections) if (!c.replaying && !c.closed) this.deliverBatch(c, batch, groups);
+    // the groups each connection follows, found through the index, in log order
+    const touched = new Map<V2Connection, FinalizedGroup[]>();
+    for (const g of groups) {
+      const seen = new Set<V2Connection>();
+      const note = (c: V2Connection) => {
+        if (seen.has(c) || c.replaying || c.closed) return;
+        seen.add(c);
+        const list = touched.get(c);
+        if (list) list.push(g);
+        else touched.set(c, [g]);
+      };
+      for (const a of g.accounts) this.index.ofAccount(a)?.forEach(note);
+      if (g.norm) this.index.ofTrace(g.norm)?.forEach(note);
+    }
+    for (const [c, mine] of touched) this.deliverBatch(c, batch, mine);
+    for (const c of this.connections) if (!c.replaying) advance(c, batch);
   }
 
   private deliverBatch(c: V2Connection, batch: EventBatch, groups: FinalizedGroup[]): void {
     const sub = c.subscription;
-    for (const g of groups) {
-      if (g.norm) c.provisionalTraces.delete(g.norm);
-      if (!sub) continue;
-      const norm = g.norm ? b64(g.norm) : null;
-      if (sub.types.has('transactions') && after({ position: g.position, kind: 0 }, c.cursor)) {
-        const txs = g.txs.filter((tx) => sub.addresses.has(tx.account));
+    for (const g of sub ? groups : []) {
+      const norm = g.norm ? JSON.stringify(b64(g.norm)) : 'null';
+      if (sub!.types.has('transactions') && after({ position: g.position, kind: 0 }, c.cursor)) {
+        const txs = g.txs.filter((tx) => sub!.addresses.has(tx.account));
         if (txs.length > 0) {
-          this.write(c, `${g.position}.0`, { type: 'transactions', finality: 'finalized', trace_external_hash_norm: norm, transactions: ltDescending(txs).map((tx) => v2Transaction(tx, 'finalized')) });
+          const list = ltDescending(txs).map(finalizedJson).join(',');
+          this.write(c, `${g.position}.0`, `{"type":"transactions","finality":"finalized","trace_external_hash_norm":${norm},"transactions":[${list}]}`);
         }
       }
-      if (sub.types.has('trace') && g.norm && sub.traces.has(g.norm) && after({ position: g.position, kind: 1 }, c.cursor)) {
-        this.write(c, `${g.position}.1`, traceNotification('finalized', g.norm, g.txs));
+      if (sub!.types.has('trace') && g.norm && sub!.traces.has(g.norm) && after({ position: g.position, kind: 1 }, c.cursor)) {
+        this.write(c, `${g.position}.1`, JSON.stringify(traceNotification('finalized', g.norm, g.txs)));
       }
     }
-    if (batch.lastPosition >= c.cursor.position) c.cursor = { ...c.cursor, position: batch.lastPosition, kind: LAST_KIND };
+    advance(c, batch);
   }
 
   private publishProvisional(event: ProvisionalEvent): void {
     const norm = event.trace;
     if (event.finality === 'finalized') {
       this.traceAccounts.delete(norm);
+      this.told.delete(norm);
       return; // the finalized transactions come from the log, in order and durable
     }
     this.provisionalSeq++;
@@ -180,7 +205,9 @@ export class V2Hub {
       this.traceAccounts.delete(norm);
       this.invalidations.push({ seq: this.provisionalSeq, norm, accounts });
       if (this.invalidations.length > INVALIDATION_RING) this.invalidations.shift();
-      for (const c of this.connections) if (!c.replaying) this.sendInvalidated(c, norm, accounts, false);
+      const told = this.told.get(norm);
+      this.told.delete(norm);
+      for (const c of this.following(norm, accounts, told)) if (!c.replaying) this.sendInvalidated(c, norm, accounts, told?.has(c) ?? false, false);
       return;
     }
     const accounts = new Set(this.traceAccounts.get(norm) ?? []);
@@ -188,7 +215,15 @@ export class V2Hub {
     if (event.finality === 'pending') for (const a of event.involvedAccounts ?? []) accounts.add(a);
     else accounts.add(event.transaction.account);
     this.traceAccounts.set(norm, [...accounts]);
-    for (const c of this.connections) if (!c.replaying) this.sendProvisional(c, event);
+    for (const c of this.following(norm, [...accounts])) if (!c.replaying) this.sendProvisional(c, event);
+  }
+
+  /** Connections that follow the trace or any of the accounts (and those in `also`). */
+  private following(norm: HashHex, accounts: AccountId[], also?: Set<V2Connection>): Set<V2Connection> {
+    const out = new Set<V2Connection>(also);
+    this.index.ofTrace(norm)?.forEach((c) => out.add(c));
+    for (const a of accounts) this.index.ofAccount(a)?.forEach((c) => out.add(c));
+    return out;
   }
 
   private provisionalId(c: V2Connection): string {
@@ -205,23 +240,27 @@ export class V2Hub {
     let sent = false;
     if (sub.types.has('transactions') && accounts.some((a) => sub.addresses.has(a))) {
       const mine = txs.filter((tx) => sub.addresses.has(tx.account));
-      this.write(c, this.provisionalId(c), { type: 'transactions', finality: event.finality, trace_external_hash_norm: norm, transactions: mine.map((tx) => v2Transaction(tx, event.finality as V2Finality)) });
+      const payload = { type: 'transactions', finality: event.finality, trace_external_hash_norm: norm, transactions: mine.map((tx) => v2Transaction(tx, event.finality as V2Finality)) };
+      this.write(c, this.provisionalId(c), JSON.stringify(payload));
       sent = true;
     }
     if (sub.types.has('trace') && sub.traces.has(event.trace)) {
-      this.write(c, this.provisionalId(c), traceNotification(event.finality, event.trace, txs));
+      this.write(c, this.provisionalId(c), JSON.stringify(traceNotification(event.finality, event.trace, txs)));
       sent = true;
     }
-    if (sent) c.provisionalTraces.add(event.trace);
+    if (sent) {
+      let told = this.told.get(event.trace);
+      if (!told) this.told.set(event.trace, (told = new Set()));
+      told.add(c);
+    }
   }
 
   /** To a client that was told about the trace, or that asked for `trace_invalidated` on its accounts. */
-  private sendInvalidated(c: V2Connection, norm: HashHex, accounts: AccountId[], resumed: boolean): void {
+  private sendInvalidated(c: V2Connection, norm: HashHex, accounts: AccountId[], told: boolean, resumed: boolean): void {
     const sub = c.subscription;
-    const told = c.provisionalTraces.delete(norm);
     const asked = sub?.types.has('trace_invalidated') && (sub.traces.has(norm) || accounts.some((a) => sub.addresses.has(a)));
     const interested = sub && FINALITY_RANK[sub.minFinality] < FINALITY_RANK.finalized && (sub.types.has('transactions') || sub.types.has('trace')) && (accounts.some((a) => sub.addresses.has(a)) || sub.traces.has(norm));
-    if (told || asked || (resumed && interested)) this.write(c, this.provisionalId(c), { type: 'trace_invalidated', trace_external_hash_norm: b64(norm) });
+    if (told || asked || (resumed && interested)) this.write(c, this.provisionalId(c), JSON.stringify({ type: 'trace_invalidated', trace_external_hash_norm: b64(norm) }));
   }
 
   /** After a resume: invalidations it missed (or gap), then every trace in flight at its current level. */
@@ -229,13 +268,14 @@ export class V2Hub {
     const seen = c.cursor.provisional ?? this.provisionalSeq;
     const oldest = this.invalidations[0]?.seq ?? this.provisionalSeq + 1;
     if (seen + 1 < oldest && this.invalidations.length >= INVALIDATION_RING) {
-      this.write(c, this.provisionalId(c), { type: 'gap', provisional: true, last_event_id: `${cursorId(c.cursor)}~${seen}` });
+      this.write(c, this.provisionalId(c), JSON.stringify({ type: 'gap', provisional: true, last_event_id: `${cursorId(c.cursor)}~${seen}` }));
     }
-    for (const inv of this.invalidations) if (inv.seq > seen) this.sendInvalidated(c, inv.norm, inv.accounts, true);
+    for (const inv of this.invalidations) if (inv.seq > seen) this.sendInvalidated(c, inv.norm, inv.accounts, false, true);
     for (const event of this.options.finality?.inFlight() ?? []) this.sendProvisional(c, event);
   }
 
-  private write(c: V2Connection, id: string, payload: Record<string, unknown>): void {
+  /** `payload` is the notification's JSON object text. */
+  private write(c: V2Connection, id: string, payload: string): void {
     if (c.closed) return;
     if (c.bufferedBytes() > this.options.bufferBytes) {
       this.options.logger.warn({ transport: c.transport }, 'v2 stream: slow consumer closed');
@@ -263,6 +303,19 @@ export class V2Hub {
       }
     }
   }
+}
+
+/** A batch's transaction as a finalized API v3 object, serialised once for every recipient. */
+const finalizedJsonCache = new WeakMap<TransactionModel, string>();
+function finalizedJson(tx: TransactionModel): string {
+  let json = finalizedJsonCache.get(tx);
+  if (json === undefined) finalizedJsonCache.set(tx, (json = JSON.stringify(v2Transaction(tx, 'finalized'))));
+  return json;
+}
+
+/** Everything up to the batch's end has been considered for the connection. */
+function advance(c: V2Connection, batch: EventBatch): void {
+  if (batch.lastPosition >= c.cursor.position) c.cursor = { ...c.cursor, position: batch.lastPosition, kind: LAST_KIND };
 }
 
 const ltDescending = (txs: TransactionModel[]): TransactionModel[] => [...txs].sort((a, b) => (a.lt > b.lt ? -1 : a.lt < b.lt ? 1 : 0));

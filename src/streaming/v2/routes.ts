@@ -22,8 +22,8 @@ class SseV2Connection extends V2Connection {
   constructor(private readonly res: ServerResponse, private readonly socket: Socket) {
     super();
   }
-  send(id: string, payload: Record<string, unknown>): void {
-    this.res.write(`event: event\nid: ${id}\ndata: ${JSON.stringify(payload)}\n\n`);
+  send(id: string, payload: string): void {
+    this.res.write(`event: event\nid: ${id}\ndata: ${payload}\n\n`);
   }
   bufferedBytes(): number {
     return this.res.writableLength + this.socket.writableLength;
@@ -49,8 +49,8 @@ class WsV2Connection extends V2Connection {
   constructor(private readonly ws: WebSocket, private readonly socket: Socket) {
     super();
   }
-  send(id: string, payload: Record<string, unknown>): void {
-    this.ws.send(JSON.stringify(this.eventIds ? { ...payload, event_id: id } : payload));
+  send(id: string, payload: string): void {
+    this.ws.send(this.eventIds ? `${payload.slice(0, -1)},"event_id":${JSON.stringify(id)}}` : payload);
   }
   reply(body: Record<string, unknown>): void {
     if (this.ws.readyState === 1) this.ws.send(JSON.stringify(body));
@@ -122,9 +122,8 @@ function sse(hub: V2Hub, request: FastifyRequest, reply: FastifyReply): FastifyR
   const res = reply.raw;
   res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const connection = new SseV2Connection(res, request.raw.socket);
-  connection.subscription = subscription;
   res.on('close', () => hub.closed(connection));
-  hub.open(connection, resume);
+  hub.open(connection, subscription, resume);
   // Its id is where the subscription starts: a client killed before any event still resumes without a hole.
   res.write(`event: connected\nid: ${hub.startId(connection)}\ndata: ${JSON.stringify({ ...(id ? { id } : {}), status: 'subscribed' })}\n\n`);
   return reply;
@@ -138,7 +137,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 function websocket(hub: V2Hub, ws: WebSocket, request: FastifyRequest): void {
   const connection = new WsV2Connection(ws, request.socket);
   const actionsHeader = header(request, 'x-actions-version');
-  hub.open(connection, null);
+  hub.open(connection, null, null);
   ws.on('close', () => hub.closed(connection));
   ws.on('message', (data: RawData, isBinary: boolean) => {
     let msg: Record<string, unknown>;
@@ -161,15 +160,13 @@ function websocket(hub: V2Hub, ws: WebSocket, request: FastifyRequest): void {
           const resume = resumePoint(msg.last_event_id);
           if (resume === 'bad') throw new V2RequestError(BAD_ID);
           if (resume !== null || msg.event_ids === true) connection.eventIds = true;
-          connection.subscription = subscription;
           connection.reply({ ...id, status: 'subscribed' });
-          hub.resubscribed(connection, resume);
+          hub.subscribe(connection, subscription, resume);
           return;
         }
         case 'unsubscribe': {
           const { addresses, traces } = parseUnsubscribe(msg);
-          for (const a of addresses) connection.subscription?.addresses.delete(a);
-          for (const t of traces) connection.subscription?.traces.delete(t);
+          hub.unsubscribe(connection, addresses, traces);
           connection.reply({ ...id, status: 'unsubscribed' });
           return;
         }
