@@ -18,6 +18,9 @@ export abstract class V2Connection {
   /** Writes one notification (its JSON object text); `id` is the event id (SSE `id:`; WS `event_id` when asked for). */
   abstract send(id: string, payload: string): void;
   abstract bufferedBytes(): number;
+  /** Holds writes back until `uncork`: one block's notifications reach the socket in one write. */
+  abstract cork(): void;
+  abstract uncork(): void;
   abstract keepalive(): void;
   /** Tells the client it is too slow, then closes (never a silent drop). */
   abstract closeSlow(): void;

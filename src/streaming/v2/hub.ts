@@ -132,10 +132,12 @@ export class V2Hub {
       const batches = await log.readAfter(from, this.options.replayPageSize ?? 32);
       if (connection.closed) return;
       for (const batch of batches) {
+        if (connection.closed) return;
         if (batch.lastPosition <= connection.cursor.position && connection.cursor.kind === LAST_KIND) continue;
         this.deliverBatch(connection, batch, groupBatch(batch, this.norms));
+        // paced by the client's reading: a catch-up is never mistaken for a slow consumer
+        if (connection.bufferedBytes() > this.options.bufferBytes / 2) await this.drained(connection);
       }
-      if (connection.bufferedBytes() > this.options.bufferBytes / 2) await this.drained(connection);
     }
   }
 
@@ -175,6 +177,16 @@ export class V2Hub {
   }
 
   private deliverBatch(c: V2Connection, batch: EventBatch, groups: FinalizedGroup[]): void {
+    c.cork();
+    try {
+      this.deliverGroups(c, groups);
+    } finally {
+      c.uncork();
+    }
+    advance(c, batch);
+  }
+
+  private deliverGroups(c: V2Connection, groups: FinalizedGroup[]): void {
     const sub = c.subscription;
     for (const g of sub ? groups : []) {
       const norm = g.norm ? JSON.stringify(b64(g.norm)) : 'null';
@@ -189,7 +201,6 @@ export class V2Hub {
         this.write(c, `${g.position}.1`, JSON.stringify(traceNotification('finalized', g.norm, g.txs)));
       }
     }
-    advance(c, batch);
   }
 
   private publishProvisional(event: ProvisionalEvent): void {
@@ -277,7 +288,7 @@ export class V2Hub {
   /** `payload` is the notification's JSON object text. */
   private write(c: V2Connection, id: string, payload: string): void {
     if (c.closed) return;
-    if (c.bufferedBytes() > this.options.bufferBytes) {
+    if (!c.replaying && c.bufferedBytes() > this.options.bufferBytes) {
       this.options.logger.warn({ transport: c.transport }, 'v2 stream: slow consumer closed');
       c.closeSlow();
       return;

@@ -10,6 +10,7 @@ import { V2Connection } from './connection.js';
 import type { V2Hub } from './hub.js';
 import { parseEventId, type V2Cursor } from './notices.js';
 import { V2RequestError, parseSubscription, parseUnsubscribe } from './request.js';
+import { v2SseSchema, v2WsSchema } from './schemas.js';
 
 export const V2_SSE_PATHS = ['/api/streaming/v2/sse', '/streaming/v2/sse'] as const;
 export const V2_WS_PATHS = ['/api/streaming/v2/ws', '/streaming/v2/ws'] as const;
@@ -27,6 +28,12 @@ class SseV2Connection extends V2Connection {
   }
   bufferedBytes(): number {
     return this.res.writableLength + this.socket.writableLength;
+  }
+  cork(): void {
+    this.socket.cork();
+  }
+  uncork(): void {
+    this.socket.uncork();
   }
   keepalive(): void {
     this.res.write(': keepalive\n\n');
@@ -58,6 +65,12 @@ class WsV2Connection extends V2Connection {
   bufferedBytes(): number {
     return this.ws.bufferedAmount + this.socket.writableLength;
   }
+  cork(): void {
+    this.socket.cork();
+  }
+  uncork(): void {
+    this.socket.uncork();
+  }
   keepalive(): void {
     if (this.ws.readyState === 1) this.ws.ping();
   }
@@ -87,7 +100,7 @@ export async function v2Routes(parent: FastifyInstance, hub: V2Hub): Promise<voi
       reply.code(err.statusCode && err.statusCode < 600 ? err.statusCode : 500).send({ error: err.message }),
     );
     for (const url of V2_SSE_PATHS) {
-      app.route({ method: 'POST', url, config: { auth: AUTH }, handler: (request, reply) => sse(hub, request, reply) });
+      app.route({ method: 'POST', url, config: { auth: AUTH }, schema: v2SseSchema, attachValidation: true, handler: (request, reply) => sse(hub, request, reply) });
     }
     for (const url of V2_WS_PATHS) {
       app.route({
@@ -95,6 +108,7 @@ export async function v2Routes(parent: FastifyInstance, hub: V2Hub): Promise<voi
         url,
         exposeHeadRoute: false,
         config: { auth: AUTH },
+        schema: v2WsSchema,
         handler: (_request, reply) => reply.code(426).header('upgrade', 'websocket').send({ error: 'use a WebSocket upgrade for Streaming v2' }),
         wsHandler: (ws: WebSocket, request: FastifyRequest) => websocket(hub, ws, request),
       });
