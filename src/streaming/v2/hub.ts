@@ -10,7 +10,7 @@ import type { EventLog } from '../../bus/types.js';
 import type { AccountId, HashHex, TransactionModel } from '../../chain/model.js';
 import type { FinalityTracker } from '../../pipeline/finality/tracker.js';
 import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
-import { b64, v2Transaction, v2TraceTree } from './content.js';
+import { actionVisible, expandActionTypes, noContractFacts, traceContent, v3Transaction, type TraceContent, type TraceContext } from './v3/index.js';
 import type { V2Connection } from './connection.js';
 import { V2Index } from './index-map.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
@@ -193,12 +193,20 @@ export class V2Hub {
       if (sub!.types.has('transactions') && after({ position: g.position, kind: 0 }, c.cursor)) {
         const txs = g.txs.filter((tx) => sub!.addresses.has(tx.account));
         if (txs.length > 0) {
-          const list = ltDescending(txs).map(finalizedJson).join(',');
+          const list = ltDescending(txs).map((tx) => finalizedJson(tx, g)).join(',');
           this.write(c, `${g.position}.0`, `{"type":"transactions","finality":"finalized","trace_external_hash_norm":${norm},"transactions":[${list}]}`);
         }
       }
       if (sub!.types.has('trace') && g.norm && sub!.traces.has(g.norm) && after({ position: g.position, kind: 1 }, c.cursor)) {
-        this.write(c, `${g.position}.1`, JSON.stringify(traceNotification('finalized', g.norm, g.txs)));
+        const content = groupContent(g);
+        this.write(c, `${g.position}.1`, JSON.stringify({ type: 'trace', finality: 'finalized', trace_external_hash_norm: b64(g.norm), trace: content.trace, transactions: content.transactionMap }));
+      }
+      if (sub!.types.has('actions') && wholeTrace(g) && after({ position: g.position, kind: 2 }, c.cursor)) {
+        const filter = { actionTypes: new Set(sub!.actionTypes), supported: expandActionTypes(sub!.supportedActionTypes) };
+        const actions = groupContent(g).actions.filter((a) => actionVisible(a, filter) && (a.accounts ?? []).some((acc) => sub!.addresses.has(acc.toLowerCase())));
+        if (actions.length > 0) {
+          this.write(c, `${g.position}.2`, JSON.stringify({ type: 'actions', finality: 'finalized', trace_external_hash_norm: g.norm ? b64(g.norm) : null, actions }));
+        }
       }
     }
   }
@@ -251,12 +259,14 @@ export class V2Hub {
     let sent = false;
     if (sub.types.has('transactions') && accounts.some((a) => sub.addresses.has(a))) {
       const mine = txs.filter((tx) => sub.addresses.has(tx.account));
-      const payload = { type: 'transactions', finality: event.finality, trace_external_hash_norm: norm, transactions: mine.map((tx) => v2Transaction(tx, event.finality as V2Finality)) };
+      const ctx = provisionalContext(event.finality, event.trace);
+      const payload = { type: 'transactions', finality: event.finality, trace_external_hash_norm: norm, transactions: mine.map((tx) => v3Transaction(tx, ctx)) };
       this.write(c, this.provisionalId(c), JSON.stringify(payload));
       sent = true;
     }
     if (sub.types.has('trace') && sub.traces.has(event.trace)) {
-      this.write(c, this.provisionalId(c), JSON.stringify(traceNotification(event.finality, event.trace, txs)));
+      const content = traceContent(txs, provisionalContext(event.finality, event.trace), noContractFacts);
+      this.write(c, this.provisionalId(c), JSON.stringify({ type: 'trace', finality: event.finality, trace_external_hash_norm: norm, trace: content.trace, transactions: content.transactionMap }));
       sent = true;
     }
     if (sent) {
@@ -316,12 +326,41 @@ export class V2Hub {
   }
 }
 
-/** A batch's transaction as a finalized API v3 object, serialised once for every recipient. */
+const b64 = (hex: HashHex): string => Buffer.from(hex, 'hex').toString('base64');
+
+/** The API v3 trace context of a finalized group: its root is known when it starts with the external message. */
+function groupContext(g: FinalizedGroup): TraceContext {
+  const root = g.txs[0]!;
+  const external = root.inMessage?.type === 'external-in';
+  return { finality: 'finalized', emulated: false, traceId: external ? root.hash : null, traceExternalHash: external ? root.inMessage!.hash : null, traceExternalHashNorm: g.norm };
+}
+
+const provisionalContext = (finality: V2Finality, norm: HashHex): TraceContext => ({ finality, emulated: false, traceId: null, traceExternalHashNorm: norm });
+
+/** A batch's transaction as a finalized API v3 object (src/streaming/v2/v3), serialised once for every recipient. */
 const finalizedJsonCache = new WeakMap<TransactionModel, string>();
-function finalizedJson(tx: TransactionModel): string {
+function finalizedJson(tx: TransactionModel, g: FinalizedGroup): string {
   let json = finalizedJsonCache.get(tx);
-  if (json === undefined) finalizedJsonCache.set(tx, (json = JSON.stringify(v2Transaction(tx, 'finalized'))));
+  if (json === undefined) finalizedJsonCache.set(tx, (json = JSON.stringify(v3Transaction(tx, groupContext(g)))));
   return json;
+}
+
+/**
+ * Actions are classified over a whole trace only (a part could be classified wrongly): the group starts
+ * with its external message and every internal message its transactions sent was consumed within it.
+ */
+function wholeTrace(g: FinalizedGroup): boolean {
+  if (g.txs[0]!.inMessage?.type !== 'external-in') return false;
+  const consumed = new Set(g.txs.map((tx) => tx.inMessage?.hash));
+  return g.txs.every((tx) => tx.outMessages.every((m) => m.type !== 'internal' || consumed.has(m.hash)));
+}
+
+/** The group's trace tree, transaction map and actions, built once for every recipient. */
+const contentCache = new WeakMap<FinalizedGroup, TraceContent>();
+function groupContent(g: FinalizedGroup): TraceContent {
+  let content = contentCache.get(g);
+  if (content === undefined) contentCache.set(g, (content = traceContent(g.txs, groupContext(g), noContractFacts)));
+  return content;
 }
 
 /** Everything up to the batch's end has been considered for the connection. */
@@ -330,9 +369,3 @@ function advance(c: V2Connection, batch: EventBatch): void {
 }
 
 const ltDescending = (txs: TransactionModel[]): TransactionModel[] => [...txs].sort((a, b) => (a.lt > b.lt ? -1 : a.lt < b.lt ? 1 : 0));
-
-function traceNotification(finality: V2Finality, norm: HashHex, txs: TransactionModel[]): Record<string, unknown> {
-  const transactions: Record<string, unknown> = {};
-  for (const tx of txs) transactions[b64(tx.hash)] = v2Transaction(tx, finality);
-  return { type: 'trace', finality, trace_external_hash_norm: b64(norm), trace: v2TraceTree(txs), transactions };
-}

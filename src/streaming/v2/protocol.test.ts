@@ -2,7 +2,7 @@
 // (docs.ton.org SSE and WebSocket pages; placeholders replaced by real addresses) accepted on both path
 // families, the anchor's error texts, the documented replies, keepalive, finalized notifications from the
 // log with ids, and slow consumers closed with an error. Clients: test/support/v2-client.ts (docs only).
-import { Address } from '@ton/core';
+import { Address, beginCell } from '@ton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { account, message, transaction } from '../../../test/support/model.js';
 import { openTestStore, dropTestStore } from '../../../test/support/stores.js';
@@ -106,6 +106,33 @@ describe('streaming v2 protocol', () => {
     expect(txs.map((t) => t.lt)).toEqual(['12', '10']);
     expect(txs[1]!.account).toBe(A.slice(0, 2) + A.slice(2).toUpperCase());
     await until(() => comments.includes(': keepalive'), 3000);
+    s.abort();
+  });
+
+  it('actions of a trace that completes within one block, filtered by action_types; none for a partial trace', async () => {
+    bed = await startStreamTestbed({ store: await openTestStore('sqlite') });
+    const events: V2Event[] = [];
+    const s = await openSse(`${bed.url}/streaming/v2/sse`, { types: ['actions'], addresses: [B], action_types: ['ton_transfer'] }, { onEvent: (e) => events.push(e) });
+    await until(() => events.length === 1);
+    const body = beginCell().endCell().toBoc().toString('base64');
+    const ext = { ...message('e1'.repeat(32), 'external-in', null, A), bodyBoc: body };
+    const m = message('cc'.repeat(32), 'internal', A, B);
+    const partial = message('dd'.repeat(32), 'internal', A, B);
+    await bed.append(
+      blockBatch(7, [
+        txEvent(transaction({ account: A, lt: 10n, inMsg: ext, out: [m], mcSeqno: 7 })),
+        txEvent(transaction({ account: B, lt: 12n, inMsg: m, mcSeqno: 7 })),
+        // a trace whose internal message lands in a later block: no actions from its part
+        txEvent(transaction({ account: A, lt: 14n, inMsg: { ...ext, hash: 'e2'.repeat(32) }, out: [partial], mcSeqno: 7 })),
+      ]),
+    );
+    await until(() => events.length === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events).toHaveLength(2);
+    expect(events[1]!.id).toBe('7000000.2');
+    expect(Object.keys(events[1]!.data)).toEqual(['type', 'finality', 'trace_external_hash_norm', 'actions']);
+    const actions = events[1]!.data.actions as Array<{ type: string; finality: string }>;
+    expect(actions.map((a) => [a.type, a.finality])).toEqual([['ton_transfer', 'finalized']]);
     s.abort();
   });
 
