@@ -170,7 +170,7 @@ export class V2Hub {
         else touched.set(c, [g]);
       };
       for (const a of g.accounts) this.index.ofAccount(a)?.forEach(note);
-      if (g.norm) this.index.ofTrace(g.norm)?.forEach(note);
+      if (this.index.hasTraces() && g.norm) this.index.ofTrace(g.norm)?.forEach(note);
     }
     for (const [c, mine] of touched) this.deliverBatch(c, batch, mine);
     for (const c of this.connections) if (!c.replaying) advance(c, batch);

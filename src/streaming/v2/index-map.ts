@@ -36,6 +36,11 @@ export class V2Index {
     return this.byAccount.get(account);
   }
 
+  /** Whether any connection follows a trace (else a batch's trace hashes are not computed). */
+  hasTraces(): boolean {
+    return this.byTrace.size > 0;
+  }
+
   ofTrace(norm: string): ReadonlySet<V2Connection> | undefined {
     return this.byTrace.get(norm);
   }

@@ -7,7 +7,7 @@
 // `<last finalized id considered>~<provisional sequence>`, so a resume knows both where it was in the
 // log and which provisional events it saw.
 import type { EventBatch, Position } from '../../bus/events.js';
-import type { AccountId, HashHex, TransactionModel } from '../../chain/model.js';
+import type { AccountId, HashHex, MessageModel, TransactionModel } from '../../chain/model.js';
 import { normalizedHashOfModel } from '../../chain/message-boc.js';
 
 /** The last kind of a group: a cursor at `<position>.LAST_KIND` has considered that whole group. */
@@ -32,27 +32,39 @@ export function parseEventId(text: string): V2Cursor | null {
 export const after = (id: { position: Position; kind: number }, cursor: { position: Position; kind: number }): boolean =>
   id.position > cursor.position || (id.position === cursor.position && id.kind > cursor.kind);
 
+/** Where a trace starts: its normalised hash is computed on first use (most groups reach no v2 client). */
+export class TraceRoot {
+  private value: HashHex | null | undefined;
+  constructor(private readonly external: MessageModel | null) {}
+  get norm(): HashHex | null {
+    if (this.value === undefined) this.value = this.external ? safeNorm(this.external) : null;
+    return this.value;
+  }
+}
+const UNKNOWN_ROOT = new TraceRoot(null);
+
 /** Finalized transactions of one trace within one batch. */
 export interface FinalizedGroup {
   /** Position of its first transaction event. */
   position: Position;
+  root: TraceRoot;
   /** The trace's normalised external hash (hex), null when its start is older than what this node saw. */
-  norm: HashHex | null;
+  readonly norm: HashHex | null;
   /** In log order (LT ascending within an account). */
   txs: TransactionModel[];
   accounts: Set<AccountId>;
 }
 
-/** Message hash → trace norm, for transactions whose trace started in an earlier block (bounded). */
+/** Message hash → its trace's root, for transactions whose trace started in an earlier block (bounded). */
 export class TraceNorms {
-  private readonly map = new Map<HashHex, HashHex>();
+  private readonly map = new Map<HashHex, TraceRoot>();
   constructor(private readonly limit = 200_000) {}
-  get(message: HashHex): HashHex | undefined {
+  get(message: HashHex): TraceRoot | undefined {
     return this.map.get(message);
   }
-  set(message: HashHex, norm: HashHex): void {
+  set(message: HashHex, root: TraceRoot): void {
     if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value!);
-    this.map.set(message, norm);
+    this.map.set(message, root);
   }
 }
 
@@ -69,25 +81,31 @@ export function groupBatch(batch: EventBatch, norms: TraceNorms): FinalizedGroup
     const inbound = tx.inMessage;
     let group = inbound ? byCreated.get(inbound.hash) : undefined;
     if (!group) {
-      let norm: HashHex | null = null;
-      if (inbound?.type === 'external-in') norm = safeNorm(tx);
-      else if (inbound) norm = norms.get(inbound.hash) ?? null;
-      group = { position: event.position, norm, txs: [], accounts: new Set() };
+      const root = inbound?.type === 'external-in' ? new TraceRoot(inbound) : ((inbound && norms.get(inbound.hash)) ?? UNKNOWN_ROOT);
+      group = {
+        position: event.position,
+        root,
+        get norm() {
+          return this.root.norm;
+        },
+        txs: [],
+        accounts: new Set(),
+      };
       groups.push(group);
     }
     group.txs.push(tx);
     group.accounts.add(tx.account);
     for (const m of tx.outMessages) {
       byCreated.set(m.hash, group);
-      if (group.norm) norms.set(m.hash, group.norm);
+      if (group.root !== UNKNOWN_ROOT) norms.set(m.hash, group.root);
     }
   }
   return groups;
 }
 
-function safeNorm(tx: TransactionModel): HashHex | null {
+function safeNorm(external: MessageModel): HashHex | null {
   try {
-    return normalizedHashOfModel(tx.inMessage!);
+    return normalizedHashOfModel(external);
   } catch {
     return null;
   }
