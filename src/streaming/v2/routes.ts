@@ -95,10 +95,8 @@ const BAD_ID = 'invalid last_event_id: an id this server sent (`<position>.<kind
 
 export async function v2Routes(parent: FastifyInstance, hub: V2Hub): Promise<void> {
   await parent.register(async (app) => {
-    // Errors before the stream are `{"error": …}` as the anchor answers (ErrorResponse).
-    app.setErrorHandler((err: { statusCode?: number; message: string }, _request, reply) =>
-      reply.code(err.statusCode && err.statusCode < 600 ? err.statusCode : 500).send({ error: err.message }),
-    );
+    // Errors before the stream (key, limits, unknown query parameters) are the API's JSON `{"error": …}`
+    // shape, as the anchor's ErrorResponse; subscription errors are answered in sse() and websocket().
     for (const url of V2_SSE_PATHS) {
       app.route({ method: 'POST', url, config: { auth: AUTH }, schema: v2SseSchema, attachValidation: true, handler: (request, reply) => sse(hub, request, reply) });
     }
