@@ -129,8 +129,9 @@ const SENDERS = ['faucet', 'alice', 'bob', 'carol', 'dave', 'exchange'];
  * Sends `count` transfers through the devnet (every `largeEvery`-th large: alternately a 1000-character
  * comment and a ~6 KB payload), `concurrency` at a time; returns the admitted message hashes and which were large.
  */
-export async function sendMessages(net: OverlayNetwork, count: number, opts: { largeEvery?: number; concurrency?: number } = {}): Promise<{ hashes: string[]; large: Set<string> }> {
+export async function sendMessages(net: OverlayNetwork, count: number, opts: { largeEvery?: number; concurrency?: number } = {}): Promise<{ hashes: string[]; large: Set<string>; sentAt: Map<string, number> }> {
   const hashes: string[] = [];
+  const sentAt = new Map<string, number>();
   const large = new Set<string>();
   let next = 0;
   const one = async (i: number) => {
@@ -143,12 +144,13 @@ export async function sendMessages(net: OverlayNetwork, count: number, opts: { l
     else body.comment = `overlay ${i}`;
     const { message_hash } = await net.devnetApi<{ message_hash: string }>('/devnet/send', body);
     hashes.push(message_hash);
+    sentAt.set(message_hash, Date.now());
     if (big) large.add(message_hash);
   };
   await Promise.all(Array.from({ length: opts.concurrency ?? 6 }, async () => {
     while (next < count) await one(next++);
   }));
-  return { hashes, large };
+  return { hashes, large, sentAt };
 }
 
 /** p-th quantile of a list (nearest rank). */
