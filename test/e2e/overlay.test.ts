@@ -16,6 +16,8 @@ import { dhtNodesFromConfig } from '../../src/chain/overlay/dht/config-json.js';
 import { OverlayMember } from '../../src/chain/overlay/member/member.js';
 import { signedSimpleBroadcast } from '../../src/chain/overlay/member/send.js';
 import { encodeExternalMessageBroadcast, encodeOverlayMessage, shardOverlayKey } from '../../src/chain/overlay/tl/overlay-types.js';
+import { run as chainCommand } from '../../src/cli/commands/chain.js';
+import { runCli } from '../support/cli.js';
 import { MempoolReader, sendMessages, startOverlayNetwork, type OverlayNetwork } from '../support/overlay-run.js';
 import { until } from '../support/webhooks.js';
 
@@ -68,6 +70,11 @@ describe('tonwatch serve hears the devnet\'s external messages on the overlay (r
     expect(metrics).toMatch(new RegExp(`^tonwatch_overlay_fec_decodes_total ${overlay.fec_decodes}$`, 'm'));
     expect(metrics).toMatch(/^tonwatch_overlay_lead_seconds\{quantile="0.99"\} \d/m);
     expect(metrics).toMatch(/^tonwatch_overlay_broadcasts_total\{result="valid"\} \d+/m);
+    // tonwatch chain info says the same in words
+    const { out } = await runCli(chainCommand, ['info', '--url', net.service.url]);
+    expect(out).toMatch(new RegExp(`^overlay    127\\.0\\.0\\.1:${net.overlayPort} .*: [1-9]\\d* peers`, 'm'));
+    expect(out).toMatch(/^ {2}broadcasts received \d+, valid \d+, duplicate \d+, dropped \d+; FEC decodes [1-9]/m);
+    expect(out).toMatch(/^ {2}lead time  p50 \d+ ms, p99 \d+ ms/m);
   }, 120_000);
 
   it('a flood at ten times the rate with garbage datagrams: within the memory bound, honest messages still arrive, drops counted', async () => {

@@ -129,9 +129,10 @@ const SENDERS = ['faucet', 'alice', 'bob', 'carol', 'dave', 'exchange'];
  * Sends `count` transfers through the devnet (every `largeEvery`-th large: alternately a 1000-character
  * comment and a ~6 KB payload), `concurrency` at a time; returns the admitted message hashes and which were large.
  */
-export async function sendMessages(net: OverlayNetwork, count: number, opts: { largeEvery?: number; concurrency?: number } = {}): Promise<{ hashes: string[]; large: Set<string>; sentAt: Map<string, number> }> {
+export async function sendMessages(net: OverlayNetwork, count: number, opts: { largeEvery?: number; concurrency?: number } = {}): Promise<{ hashes: string[]; large: Set<string>; sentAt: Map<string, number>; requestedAt: Map<string, number> }> {
   const hashes: string[] = [];
   const sentAt = new Map<string, number>();
+  const requestedAt = new Map<string, number>();
   const large = new Set<string>();
   let next = 0;
   const one = async (i: number) => {
@@ -142,19 +143,36 @@ export async function sendMessages(net: OverlayNetwork, count: number, opts: { l
     if (big && (i / opts.largeEvery!) % 2 < 1) body.comment = 'x'.repeat(1000);
     else if (big) body.payload_boc = bigPayload(6000);
     else body.comment = `overlay ${i}`;
+    const asked = Date.now();
     const { message_hash } = await net.devnetApi<{ message_hash: string }>('/devnet/send', body);
     hashes.push(message_hash);
     sentAt.set(message_hash, Date.now());
+    requestedAt.set(message_hash, asked);
     if (big) large.add(message_hash);
   };
   await Promise.all(Array.from({ length: opts.concurrency ?? 6 }, async () => {
     while (next < count) await one(next++);
   }));
-  return { hashes, large, sentAt };
+  return { hashes, large, sentAt, requestedAt };
 }
 
 /** p-th quantile of a list (nearest rank). */
 export function quantile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+/** When each devnet masterchain block was first seen (polling `/devnet/info`): seqno → ms. */
+export function watchDevnetBlocks(net: OverlayNetwork, everyMs = 50): { times: Array<{ seqno: number; at: number }>; stop(): void } {
+  const times: Array<{ seqno: number; at: number }> = [];
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      const at = Date.now();
+      const seqno = await net.devnetApi<{ head: { seqno: number } }>('/devnet/info').then((i) => i.head.seqno, () => null);
+      if (seqno !== null && (times.length === 0 || times[times.length - 1]!.seqno < seqno)) times.push({ seqno, at });
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return { times, stop: () => void (stopped = true) };
 }

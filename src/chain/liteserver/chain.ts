@@ -149,7 +149,7 @@ export class LiteserverChain implements ChainSource {
     const memory = settings.limits?.memoryBytes ?? 64 << 20;
     // a pending message waiting for emulation holds its BoC (≤ 64 KiB, mostly < 1 KiB): a quarter of the bound
     const heard = new HeardMessages(this.outbox, (msg) => this.emulate(msg), {
-      maxQueued: Math.max(100, Math.floor(memory / 4 / 4096)), concurrency: 4, maxTracked: 100_000, emulationBudgetMs: 500,
+      maxQueued: Math.max(100, Math.floor(memory / 4 / 4096)), concurrency: 4, maxTracked: 100_000, emulationBudgetMs: 200,
     });
     this.heard = heard;
     this.overlay = await OverlayListener.start({
