@@ -5,6 +5,7 @@
 // mempool stream before the block that holds them, over real UDP on loopback. Nothing is reported pending
 // that the devnet did not admit. Then a flood: garbage datagrams and forged broadcasts at ten times the
 // configured rate; the service stays within its memory bound, honest broadcasts still arrive, drops are counted.
+// The same pending messages feed the finality layer's pending level (docs/FINALITY.md).
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
@@ -70,6 +71,12 @@ describe('tonwatch serve hears the devnet\'s external messages on the overlay (r
     expect(metrics).toMatch(new RegExp(`^tonwatch_overlay_fec_decodes_total ${overlay.fec_decodes}$`, 'm'));
     expect(metrics).toMatch(/^tonwatch_overlay_lead_seconds\{quantile="0.99"\} \d/m);
     expect(metrics).toMatch(/^tonwatch_overlay_broadcasts_total\{result="valid"\} \d+/m);
+    // the finality layer's pending level is fed by the same pending messages (it subscribes to onPendingMessage)
+    // (a message whose shard block the source already showed as non-final is confirmed, and its pending report ignored)
+    const pendingLevel = Number(/^tonwatch_finality_events_total\{level="pending"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+    const alreadyConfirmed = Number(/^tonwatch_finality_reports_ignored_total\{why="not_higher"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+    expect(pendingLevel).toBeGreaterThan(0);
+    expect(pendingLevel + alreadyConfirmed).toBeGreaterThanOrEqual(hashes.length);
     // tonwatch chain info says the same in words
     const { out } = await runCli(chainCommand, ['info', '--url', net.service.url]);
     expect(out).toMatch(new RegExp(`^overlay    127\\.0\\.0\\.1:${net.overlayPort} .*: [1-9]\\d* peers`, 'm'));
