@@ -35,7 +35,7 @@ describe('heard overlay messages', () => {
     await sleep(20);
     heard.hear(m.boc, Date.now());
     expect(published).toHaveLength(1);
-    expect(published[0]).toMatchObject({ hash: m.hash, involvedAccounts: ['0:aa'], opcodes: [7] });
+    expect(published[0]).toMatchObject({ hash: m.hash, involvedAccounts: ['0:aa'], opcodes: [7], origin: 'overlay' });
     await sleep(30);
     heard.landed([landedTx(m.hash)]);
     const s = heard.status();

@@ -133,7 +133,7 @@ export class HeardMessages {
     if (this.outbox.has(msg.hash)) return void this.counts.duplicate++;
     this.seen.set(msg.hash, seenAt);
     if (this.seen.size > this.options.maxTracked) this.seen.delete(this.seen.keys().next().value!);
-    this.outbox.add(pendingOf(msg, trace, seenAt));
+    this.outbox.add({ ...pendingOf(msg, trace, seenAt), origin: 'overlay' });
     this.counts.published++;
     if (!trace) this.counts.unemulated++;
   }
