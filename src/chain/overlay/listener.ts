@@ -82,6 +82,10 @@ export class OverlayListener {
     const adnl = await AdnlNode.listen({
       seed: options.seed, host: options.listen.host, port: options.listen.port, publicAddress: options.publicAddress,
       maxPeers: limits.maxPeers * 4, bytesPerSecond: limits.bytesPerSecond,
+    }).catch((err: NodeJS.ErrnoException) => {
+      const where = `${options.listen.host}:${options.listen.port}`;
+      if (err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL') throw new Error(`TONWATCH_OVERLAY_LISTEN: cannot bind UDP ${where} (${err.code})`);
+      throw err;
     });
     const dht = new DhtClient(adnl, { staticNodes });
     const member = new OverlayMember(adnl, {
