@@ -221,6 +221,8 @@ export interface PendingMessage {
    * where it was admitted (the `operations` filter); absent when the source cannot emulate.
    */
   opcodes?: number[];
+  /** 'overlay' when heard on TON's gossip network (src/chain/overlay/); absent: the source's own mempool or send. */
+  origin?: 'overlay';
 }
 
 /** Everything a masterchain block finalises, in the order consumers see it. */

@@ -84,6 +84,36 @@ export const settings = {
     defaultDoc: 'unset: nothing recorded',
     doc: 'Liteserver chain source: append every liteserver query and reply to this file as JSON Lines (turns a session on a real network into test data; docs/LITESERVER.md).',
   }),
+  overlayAddress: optionalText({
+    env: 'TONWATCH_OVERLAY_ADDRESS',
+    allowed: 'an IPv4 address and UDP port, ip:port',
+    pattern: /^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/,
+    defaultDoc: 'unset: no overlay (pending streams hear only messages this process sends)',
+    doc: 'Liteserver chain source: the public UDP address (ip:port, reachable from the internet) at which tonwatch joins the public overlay of workchain 0 — TON\'s gossip network — and hears every external message before its block (mempool stream, mempool webhooks). Open this one UDP port; docs/CHAIN_SOURCE.md.',
+  }),
+  overlayListen: optionalText({
+    env: 'TONWATCH_OVERLAY_LISTEN',
+    allowed: 'an IPv4 address and UDP port, ip:port',
+    pattern: /^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/,
+    defaultDoc: "unset: 0.0.0.0 and TONWATCH_OVERLAY_ADDRESS's port",
+    doc: 'Liteserver chain source: where the overlay\'s UDP socket binds (behind NAT or a port mapping, when it differs from TONWATCH_OVERLAY_ADDRESS).',
+  }),
+  overlayMaxPeers: int({
+    env: 'TONWATCH_OVERLAY_MAX_PEERS', min: 1, max: 1000, default: 64,
+    doc: 'Overlay: members of the public overlay kept as neighbours (the longest silent is dropped first).',
+  }),
+  overlayBytesPerSecond: int({
+    env: 'TONWATCH_OVERLAY_BYTES_PER_SECOND', min: 64 * KiB, max: 1024 * MiB, default: 8 * MiB,
+    doc: 'Overlay: UDP bytes per second taken from all sources together; datagrams above it are dropped (counted) before decryption.',
+  }),
+  overlayMessagesPerSecond: int({
+    env: 'TONWATCH_OVERLAY_MESSAGES_PER_SECOND', min: 1, max: 100_000, default: 200,
+    doc: 'Overlay: broadcast messages per second taken from each neighbour (twice that as a burst); more are dropped and counted.',
+  }),
+  overlayMemoryMb: int({
+    env: 'TONWATCH_OVERLAY_MEMORY_MB', min: 8, max: 4096, default: 64,
+    doc: 'Overlay: megabytes it may hold in FEC broadcasts being assembled, de-duplication tables and messages waiting for emulation.',
+  }),
   startSeqno: {
     env: 'TONWATCH_START_SEQNO',
     allowed: 'an integer ≥ 1',
@@ -136,6 +166,13 @@ export const settings = {
     max: 65535,
     defaultDoc: 'unset: off',
     doc: 'Devnet: also serve the chain over the liteserver protocol (ADNL TCP) on this loopback port, 0 for a free one. The banner prints the port and the server\'s public key; `npm run tonwatch -- devnet global-config` prints a global.config.json for it.',
+  }) as Setting<number | undefined>,
+  devnetOverlayPort: int({
+    env: 'TONWATCH_DEVNET_OVERLAY_PORT',
+    min: 0,
+    max: 65535,
+    defaultDoc: 'unset: a free port',
+    doc: 'Devnet, when its liteserver runs: the loopback UDP port of its DHT node and overlay member (TON\'s gossip protocol; the global config lists it in `dht.static_nodes`), which broadcasts every admitted external message to the public overlay of workchain 0.',
   }) as Setting<number | undefined>,
   replayRate: int({
     env: 'TONWATCH_REPLAY_RATE',

@@ -7,6 +7,7 @@ import { DevnetChain } from '../chain/devnet/chain.js';
 import { DevnetControl } from '../chain/devnet/control.js';
 import { devnetRoutes } from '../chain/devnet/http.js';
 import { DevnetLiteServer } from '../chain/devnet/liteserver.js';
+import { DevnetOverlay } from '../chain/devnet/overlay.js';
 import type { Config } from '../config.js';
 import { devnetDataDir } from './chain.js';
 import type { Component, ComponentFactory } from './component.js';
@@ -28,7 +29,7 @@ export const devnetComponent: ComponentFactory = (ctx) => {
 /** The devnet component of a started chain (also what `tonwatch devnet serve` runs alone). */
 export function devnetComponentOf(
   chain: DevnetChain,
-  config: Pick<Config, 'devnetControl' | 'devnetLiteserverPort' | 'dataDir'>,
+  config: Pick<Config, 'devnetControl' | 'devnetLiteserverPort' | 'devnetOverlayPort' | 'dataDir'>,
   logger: Logger,
 ): Component {
   if (!chain.directory) throw new Error('devnet genesis did not run');
@@ -37,6 +38,8 @@ export function devnetComponentOf(
   const mode = config.devnetControl;
   const routeConfig: FastifyContextConfig = mode === 'open' ? {} : { auth: { scope: 'admin', localWithoutKey: mode === 'local' } };
   let liteserver: DevnetLiteServer | null = null;
+  let overlay: DevnetOverlay | null = null;
+  let unsubscribe = () => {};
   const port = config.devnetLiteserverPort;
   return {
     name: 'devnet',
@@ -50,20 +53,35 @@ export function devnetComponentOf(
         log: (message, { level, peer }) => logger[level]({ component: 'devnet-liteserver', peer }, message),
       });
       logger.info({ ...liteserver.address, publicKey: liteserver.publicKey.toString('base64') }, 'devnet liteserver listening');
+      // With the liteserver, the devnet joins TON's gossip protocol: a DHT node and the public overlay.
+      overlay = await DevnetOverlay.start({
+        dataDir: devnetDataDir(config), port: config.devnetOverlayPort ?? 0, zeroStateFileHash: chain.archive().zeroStates().masterchain.ref.fileHash,
+      });
+      liteserver.dht = overlay.globalConfigDht();
+      const broadcasting = overlay;
+      unsubscribe = chain.onPendingMessage((m) => broadcasting.broadcast(Buffer.from(m.boc, 'base64')));
+      logger.info({ ...overlay.address }, 'devnet DHT node and overlay member listening (UDP)');
     },
     stop: async () => {
+      unsubscribe();
+      await overlay?.close();
+      overlay = null;
       await liteserver?.close();
       liteserver = null;
     },
     banner: () => liteserver ? [
       `  liteserver       ${liteserver.address.host}:${liteserver.address.port}  public key ${liteserver.publicKey.toString('base64')}`,
+      ...(overlay ? [`  DHT + overlay    ${overlay.address.host}:${overlay.address.port} (UDP)  external messages broadcast to workchain 0's public overlay`] : []),
       '  global config    npm run -s tonwatch -- devnet global-config > devnet.global.config.json',
     ] : [],
     health: async () => {
       const head = await chain.getMasterchainHead();
       const ageMs = Date.now() - head.genUtime * 1000;
       const ok = chain.manual || ageMs < Math.max(MAX_MISSED_BLOCKS * chain.blockIntervalMs, 5000);
-      return { ok, masterchain_seqno: head.seqno, head_age_ms: ageMs, mempool: chain.mempoolSize, in_flight: chain.inflightCount };
+      return {
+        ok, masterchain_seqno: head.seqno, head_age_ms: ageMs, mempool: chain.mempoolSize, in_flight: chain.inflightCount,
+        ...(overlay ? { overlay: { peers: overlay.peerCount, ...overlay.stats } } : {}),
+      };
     },
   };
 }

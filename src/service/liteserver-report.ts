@@ -99,6 +99,22 @@ const COUNTERS: Array<[keyof ServerCounters, string]> = [
   ['reconnects', 'Reconnections per liteserver'],
 ];
 
+/** A counter over totals the source keeps (the pool, the trust level, the overlay): a scrape adds what was counted since the last one. */
+export function countedTotals(registry: Registry, name: string, help: string, labelNames: string[], read: () => Array<[Record<string, string>, number]>): void {
+  const seen = new Map<string, number>();
+  new Counter({
+    name, help, labelNames, registers: [registry],
+    collect() {
+      for (const [labels, total] of read()) {
+        const key = JSON.stringify(labels);
+        const delta = total - (seen.get(key) ?? 0);
+        if (delta > 0 || !seen.has(key)) this.inc(labels, Math.max(0, delta));
+        seen.set(key, total);
+      }
+    },
+  });
+}
+
 /** Gauges and counters read from `status()` at each scrape. */
 export function registerLiteserverMetrics(registry: Registry, status: () => LiteserverStatusView): void {
   const registers = [registry];
@@ -139,21 +155,7 @@ export function registerLiteserverMetrics(registry: Registry, status: () => Lite
       for (const s of read().pool.servers) if (s.latencyMs !== undefined) this.set({ server: s.server }, s.latencyMs / 1000);
     },
   });
-  // The pool and the trust level count; a scrape adds what was counted since the last one.
-  const totals = (name: string, help: string, labelNames: string[], read: () => Array<[Record<string, string>, number]>) => {
-    const seen = new Map<string, number>();
-    new Counter({
-      name, help, labelNames, registers,
-      collect() {
-        for (const [labels, total] of read()) {
-          const key = JSON.stringify(labels);
-          const delta = total - (seen.get(key) ?? 0);
-          if (delta > 0 || !seen.has(key)) this.inc(labels, Math.max(0, delta));
-          seen.set(key, total);
-        }
-      },
-    });
-  };
+  const totals = (name: string, help: string, labelNames: string[], read: () => Array<[Record<string, string>, number]>) => countedTotals(registry, name, help, labelNames, read);
   for (const [field, help] of COUNTERS) {
     totals(`tonwatch_liteserver_${field}_total`, help, ['server'], () => read().pool.servers.map((s) => [{ server: s.server }, s[field]]));
   }

@@ -14,6 +14,7 @@ import { jsonlRecorder } from '../chain/liteserver/transport/recording.js';
 import type { TrustLevel, TrustMemory } from '../chain/liteserver/trust/head-trust.js';
 import type { ChainChoice } from './chain-choice.js';
 import { liteserverHealth, registerLiteserverMetrics } from './liteserver-report.js';
+import { overlayHealth, registerOverlayMetrics } from './overlay-report.js';
 
 /** The global config, with a wrong or unreachable one turned into the ConfigError that names the setting. */
 export async function loadLiteserverConfig(config: Pick<Config, 'liteserverConfig' | 'network' | 'dataDir'>): Promise<LoadedGlobalConfig> {
@@ -76,6 +77,7 @@ export async function createLiteserverChoice(config: Config, logger: Logger, cho
     startSeqno: config.startSeqno,
     record: recorder?.record,
     log: (level, msg, fields) => logger[level](fields ?? {}, msg),
+    ...(config.overlayAddress ? { overlay: overlaySettings(config) } : {}),
   };
   const chain = createLiteserverChain(options);
   // The recording is flushed after the source stops, so its last replies are in the file.
@@ -89,8 +91,32 @@ export async function createLiteserverChoice(config: Config, logger: Logger, cho
     source: chain,
     // The configured USDT master is the one whose wallet code is read; a configured DNS root wins over param 4.
     profile: async () => withOverrides(await completeProfile(chain, withOverrides(realNetworkProfile(network), overrides), logger), overrides),
-    health: () => liteserverHealth(chain.status()),
-    registerMetrics: (registry) => registerLiteserverMetrics(registry, () => chain.status()),
+    health: () => {
+      const status = chain.status();
+      return { ...liteserverHealth(status), overlay: overlayHealth(status.overlay) };
+    },
+    registerMetrics: (registry) => {
+      registerLiteserverMetrics(registry, () => chain.status());
+      registerOverlayMetrics(registry, () => chain.status().overlay);
+    },
+  };
+}
+
+const hostPort = (s: string): { host: string; port: number } => {
+  const i = s.lastIndexOf(':');
+  return { host: s.slice(0, i), port: Number(s.slice(i + 1)) };
+};
+
+/** The overlay listener's addresses and limits (TONWATCH_OVERLAY_*); the socket binds on all interfaces by default. */
+export function overlaySettings(config: Config): NonNullable<LiteserverChainOptions['overlay']> {
+  const publicAddress = hostPort(config.overlayAddress!);
+  const listen = config.overlayListen ? hostPort(config.overlayListen) : { host: '0.0.0.0', port: publicAddress.port };
+  for (const [setting, a] of [['TONWATCH_OVERLAY_ADDRESS', publicAddress], ['TONWATCH_OVERLAY_LISTEN', listen]] as const) {
+    if (a.port > 65535 || a.host.split('.').some((p) => Number(p) > 255)) throw new ConfigError([{ setting, message: `${setting}: ${a.host}:${a.port} is not an IPv4 address and port` }]);
+  }
+  return {
+    publicAddress, listen,
+    limits: { maxPeers: config.overlayMaxPeers, bytesPerSecond: config.overlayBytesPerSecond, messagesPerSecond: config.overlayMessagesPerSecond, memoryBytes: config.overlayMemoryMb << 20 },
   };
 }
 

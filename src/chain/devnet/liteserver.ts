@@ -41,12 +41,12 @@ export interface DevnetLiteServerOptions {
   log?: AdnlServerOptions['log'];
 }
 
-/** The server's secret key: read from the data directory, or made and written there (mode 0600) on first start. */
-export function liteServerKey(dataDir: string): Buffer {
-  const file = join(dataDir, LITESERVER_KEY_FILE);
+/** A server's secret key: read from the data directory, or made and written there (mode 0600) on first start. */
+export function liteServerKey(dataDir: string, name = LITESERVER_KEY_FILE): Buffer {
+  const file = join(dataDir, name);
   if (existsSync(file)) {
     const key = readFileSync(file);
-    if (key.length !== 32) throw new Error(`${file}: a liteserver key is 32 bytes, this file has ${key.length}; delete it to make a new key`);
+    if (key.length !== 32) throw new Error(`${file}: a server key is 32 bytes, this file has ${key.length}; delete it to make a new key`);
     return key;
   }
   mkdirSync(dataDir, { recursive: true });
@@ -57,6 +57,9 @@ export function liteServerKey(dataDir: string): Buffer {
 }
 
 export class DevnetLiteServer {
+  /** The config's `dht` object: the devnet's DHT node once its overlay runs (src/chain/devnet/overlay.ts). */
+  dht: unknown = undefined;
+
   private constructor(
     private readonly adnl: AdnlServer,
     readonly handler: ArchiveLiteServer,
@@ -123,6 +126,7 @@ export class DevnetLiteServer {
     return formatGlobalConfig({
       liteservers: [{ ...this.address, publicKey: this.publicKey }],
       anchor: { zeroState, initBlock: this.newestKeyBlock() ?? zeroState, hardforks: [] },
+      dht: this.dht,
     });
   }
 

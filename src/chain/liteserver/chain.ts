@@ -13,6 +13,8 @@ import { NonFinalPoller, type NonFinalStatus } from './nonfinal.js';
 import { BelievedHead } from './believed-head.js';
 import type { GlobalConfig } from './config.js';
 import { Outbox, parseExternalMessage, type ExternalMessage } from './outbox.js';
+import { HeardMessages, pendingOf, type HeardStatus } from './heard.js';
+import { OverlayListener, type OverlayLimits, type OverlayStatus } from '../overlay/listener.js';
 import { ProvenReads } from './proven.js';
 import { LiteErrorCode, LiteServerError } from './tl/envelope.js';
 import type { BlockIdExt } from './tl/lite-api.js';
@@ -56,7 +58,12 @@ export interface LiteserverChainOptions {
   sendFanout?: number;
   /** How often non-final shard blocks are asked for while someone listens (default 250 ms). */
   nonFinalPollMs?: number;
+  /** Joins the public overlay of workchain 0 and hears external messages as pending (src/chain/overlay/). */
+  overlay?: { publicAddress: { host: string; port: number }; listen: { host: string; port: number }; limits?: Partial<OverlayLimits> };
 }
+
+/** The overlay listener's report: null when not configured. */
+export type LiteserverOverlayStatus = (OverlayStatus & { pending: HeardStatus }) | null;
 
 /** What `/readyz`, `/metrics` and `tonwatch chain info` show; see index.ts. */
 export interface LiteserverStatus {
@@ -77,6 +84,7 @@ export interface LiteserverStatus {
   waiting: string | null;
   /** Non-final shard blocks (liteServer.nonfinal.getPendingShardBlocks): served by the pool, or finalized only. */
   nonFinal: NonFinalStatus;
+  overlay: LiteserverOverlayStatus;
 }
 
 
@@ -90,6 +98,8 @@ export class LiteserverChain implements ChainSource {
   private nonFinal: NonFinalPoller | null = null;
   private readonly tvm = new LocalTvm();
   private readonly outbox: Outbox;
+  private overlay: OverlayListener | null = null;
+  private heard: HeardMessages | null = null;
   private readonly headListeners = new Set<(seqno: number) => void>();
   private lastWalked: TrustedMasterchain | null = null;
   private oldest: { seqno: number; at: number } | null = null;
@@ -132,12 +142,28 @@ export class LiteserverChain implements ChainSource {
     this.heads = new BelievedHead(pool, this.trust, this.reads, (seqno) => this.publish(seqno), log);
     // Heads the pool learned while the level started; later ones come with the pool's events.
     for (const s of pool.status().servers) if (s.head) this.heads.offer(s.server);
+    if (this.options.overlay) await this.startOverlay(this.options.overlay);
+  }
+
+  private async startOverlay(settings: NonNullable<LiteserverChainOptions['overlay']>): Promise<void> {
+    const memory = settings.limits?.memoryBytes ?? 64 << 20;
+    // a pending message waiting for emulation holds its BoC (≤ 64 KiB, mostly < 1 KiB): a quarter of the bound
+    const heard = new HeardMessages(this.outbox, (msg) => this.emulate(msg), {
+      maxQueued: Math.max(100, Math.floor(memory / 4 / 4096)), concurrency: 4, maxTracked: 100_000, emulationBudgetMs: 200,
+    });
+    this.heard = heard;
+    this.overlay = await OverlayListener.start({
+      ...settings, dht: this.options.config.dht, zeroStateFileHash: this.options.config.anchor.zeroState.fileHash,
+      onExternalMessage: (m) => heard.hear(m.boc, m.receivedAt),
+      log: (level, msg, fields) => this.options.log?.(level, msg, fields),
+    });
   }
 
   async stop(): Promise<void> {
     if (this.stopped || !this.pool) return;
     this.stopped = true;
     this.nonFinal?.stop();
+    await this.overlay?.stop();
     await this.pool.close();
     await this.heads?.stop();
   }
@@ -158,6 +184,7 @@ export class LiteserverChain implements ChainSource {
       walkedSeqno: this.lastWalked?.id.seqno ?? null,
       waiting: this.waitingReason(),
       nonFinal: this.nonFinal?.status() ?? { state: 'unknown', reason: null, shown: 0, disproven: 0 },
+      overlay: this.overlay && this.heard ? { ...this.overlay.status(), pending: this.heard.status() } : null,
     };
   }
 
@@ -185,6 +212,7 @@ export class LiteserverChain implements ChainSource {
     const walked = await walker.getFinalizedBlock(seqno, prev, id);
     if (!walked) return null;
     this.lastWalked = walked.trusted;
+    this.heard?.landed(walked.block.transactions);
     this.outbox.landed(walked.block.transactions);
     return walked.block;
   }
@@ -333,16 +361,9 @@ export class LiteserverChain implements ChainSource {
         throw err;
       }
     }
-    const pending: PendingMessage = {
-      hash: msg.hash, boc: msg.cell.toBoc().toString('base64'), destination: msg.destination, receivedAt: Math.floor(Date.now() / 1000), involvedAccounts: null,
-    };
     // The accounts and opcodes of its trace, for filtered mempool streams; the validators decide, not this.
     const trace = await this.emulate(msg).catch(() => null);
-    if (trace) {
-      pending.involvedAccounts = [...new Set(trace.transactions.map((t) => t.account))].sort();
-      pending.opcodes = trace.opcodes;
-    }
-    this.outbox.add(pending);
+    this.outbox.add(pendingOf(msg, trace, Date.now()));
     this.options.log?.('info', 'external message sent', { hash: msg.hash, servers: reached });
     return { hash: msg.hash };
   }

@@ -23,7 +23,7 @@ function block(id: BlockIdExt) {
 export function formatGlobalConfig(config: GlobalConfig): string {
   const json = {
     '@type': 'config.global',
-    dht: { '@type': 'dht.config.global', k: 6, a: 3, static_nodes: { '@type': 'dht.nodes', nodes: [] } },
+    dht: config.dht ?? { '@type': 'dht.config.global', k: 6, a: 3, static_nodes: { '@type': 'dht.nodes', nodes: [] } },
     liteservers: config.liteservers.map((s) => ({
       ip: int32FromIp(s.host), port: s.port, id: { '@type': 'pub.ed25519', key: Buffer.from(s.publicKey).toString('base64') },
     })),

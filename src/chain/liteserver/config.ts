@@ -21,6 +21,8 @@ export interface TrustAnchor {
 export interface GlobalConfig {
   liteservers: PoolServer[];
   anchor: TrustAnchor;
+  /** The config's `dht` object as written (static nodes for the overlay listener; src/chain/overlay/dht/config-json.ts reads it). */
+  dht?: unknown;
 }
 
 export interface LoadedGlobalConfig extends GlobalConfig {
@@ -133,6 +135,7 @@ export function parseGlobalConfig(json: unknown, where: string): GlobalConfig {
   const hardforks = v.hardforks === undefined ? [] : Array.isArray(v.hardforks) ? v.hardforks : fail('validator.hardforks must be an array');
   return {
     liteservers,
+    ...(root.dht === undefined ? {} : { dht: root.dht }),
     anchor: {
       zeroState: block(v.zero_state, 'validator.zero_state'),
       initBlock: block(v.init_block ?? v.zero_state, 'validator.init_block'),

@@ -34,6 +34,8 @@ export class Outbox {
     /** How long a sent message is pending when no block shows it (wallet messages expire within minutes). */
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    /** Most messages kept (the oldest go first): what the overlay can put here is bounded too. */
+    private readonly maxEntries = 50_000,
   ) {}
 
   has(hash: string): boolean {
@@ -43,6 +45,7 @@ export class Outbox {
 
   add(message: PendingMessage): void {
     this.entries.set(message.hash, { message, expiresAt: this.now() + this.ttlMs });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     for (const l of [...this.listeners]) {
       try {
         l(message);

@@ -57,6 +57,8 @@ describe('tonwatch chain info', () => {
     expect(out).toContain('servers    2');
     for (const s of network.servers) expect(out).toMatch(serverLine(s.name, 3));
     expect(out).toMatch(/^ready      yes$/m);
+    // no TONWATCH_OVERLAY_ADDRESS: the overlay is off, and the report says what that means
+    expect(out).toMatch(/^overlay    off: TONWATCH_OVERLAY_ADDRESS is not set, so the mempool stream and mempool webhooks carry only the messages this process sends/m);
     const json = JSON.parse((await cli('info', '--json', `--url=${service.url}`)).out);
     expect(json.chain).toMatchObject({ ok: true, network: 'testnet', trust: { level: 'fast', head: { seqno: 3 } } });
   });

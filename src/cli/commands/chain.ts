@@ -54,6 +54,13 @@ interface ChainReport {
     // secure trust only
     proven_seqno?: number | null; failed_proofs?: number; lagging_by?: number | null;
   }>;
+  /** The overlay listener (service/overlay-report.ts). */
+  overlay?: {
+    enabled: boolean; note?: string; address?: string; peers?: number; fec_decodes?: number;
+    broadcasts?: { received: number; fecParts: number; valid: number; duplicate: number; dropped: number };
+    pending?: { published: number; dropped: number };
+    lead_ms?: { p50: number; p99: number } | null;
+  };
 }
 
 interface FollowerReport {
@@ -160,6 +167,16 @@ async function direct(timeoutMs: number): Promise<{ chain: ChainReport; source: 
 
 const short = (hex: string) => `${hex.slice(0, 8)}…`;
 
+function overlayInWords(o: NonNullable<ChainReport['overlay']>): string[] {
+  if (!o.enabled) return [`overlay    ${o.note ?? 'off'}`];
+  const b = o.broadcasts;
+  const lines = [`overlay    ${o.address}: ${o.peers ?? 0} peers${o.note ? `; ${o.note}` : ''}`];
+  if (b) lines.push(`  broadcasts received ${b.received + b.fecParts}, valid ${b.valid}, duplicate ${b.duplicate}, dropped ${b.dropped}; FEC decodes ${o.fec_decodes ?? 0}`);
+  if (o.pending) lines.push(`  pending    ${o.pending.published} messages heard before their block${o.pending.dropped ? `, ${o.pending.dropped} dropped (queue full)` : ''}`);
+  if (o.lead_ms) lines.push(`  lead time  p50 ${o.lead_ms.p50} ms, p99 ${o.lead_ms.p99} ms (heard → block walked)`);
+  return lines;
+}
+
 /** The report in words, one fact a line. */
 function inWords(report: { chain: ChainReport; follower?: FollowerReport; source: string }): string {
   const { chain, follower } = report;
@@ -204,6 +221,7 @@ function inWords(report: { chain: ChainReport; follower?: FollowerReport; source
   } else {
     lines.push('servers    none (the source is not a liteserver pool)');
   }
+  if (chain.overlay) lines.push(...overlayInWords(chain.overlay));
   const ready = chain.ok && (follower?.ok ?? true);
   lines.push(`ready      ${ready ? 'yes' : `no${chain.problem ? `: ${chain.problem}` : follower?.error ? `: ${follower.error}` : ''}`}`);
   return lines.join('\n');

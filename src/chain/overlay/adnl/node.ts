@@ -32,6 +32,10 @@ export interface AdnlNodeOptions {
   retransmitMs?: number;
   /** Datagrams taken per source IP per second before any decryption (TON limits decryption per IP too). */
   packetsPerSecondPerIp?: number;
+  /** The socket's kernel receive buffer (default 4 MiB; the system may cap it at net.core.rmem_max). */
+  receiveBufferBytes?: number;
+  /** Datagram bytes taken per second from all sources together (unset: no bound). */
+  bytesPerSecond?: number;
 }
 
 export interface RemotePeer {
@@ -45,7 +49,7 @@ export type QueryHandler = (peer: RemotePeer, query: Buffer) => Promise<Buffer |
 export type MessageHandler = (peer: RemotePeer, data: Buffer) => void;
 
 export type DropReason =
-  | 'rate-limited' | 'size' | 'unknown-destination' | 'decrypt' | 'malformed' | 'no-source' | 'unsigned' | 'bad-signature'
+  | 'rate-limited' | 'byte-rate' | 'size' | 'unknown-destination' | 'decrypt' | 'malformed' | 'no-source' | 'unsigned' | 'bad-signature'
   | 'reinit-too-new' | 'reinit-old' | 'dst-reinit-old' | 'replayed' | 'ack-too-new' | 'huge-message' | 'unknown-answer' | 'handler-error';
 
 export class AdnlQueryError extends Error {
@@ -88,6 +92,12 @@ export class AdnlNode {
       socket.once('error', reject);
       socket.bind(options.port ?? 0, options.host ?? '127.0.0.1', () => {
         socket.off('error', reject);
+        // bursts (FEC parts arrive together) wait in the kernel while a packet is being decrypted
+        try {
+          socket.setRecvBufferSize(options.receiveBufferBytes ?? 4 << 20);
+        } catch {
+          // the system's limit stays
+        }
         resolve(new AdnlNode(socket, options));
       });
     });
@@ -236,6 +246,7 @@ export class AdnlNode {
   private onDatagram(msg: Buffer, rinfo: RemoteInfo): void {
     this.stats.packetsIn++;
     if (!this.allowIp(rinfo.address)) return this.count('rate-limited');
+    if (!this.allowBytes(msg.length)) return this.count('byte-rate');
     if (msg.length < 64 || msg.length > MAX_DATAGRAM) return this.count('size');
     const head = msg.subarray(0, 32);
     const channelPeer = this.channels.get(head.toString('hex'));
@@ -268,6 +279,21 @@ export class AdnlNode {
   }
 
   /** Token bucket per source IP (decrypting costs an x25519 per packet); at most 4096 IPs remembered. */
+  private bytes = { tokens: 0, at: 0 };
+
+  /** One bucket over all sources: the inbound bandwidth the node accepts, refilled per second. */
+  private allowBytes(size: number): boolean {
+    const rate = this.options.bytesPerSecond;
+    if (!rate) return true;
+    const now = Date.now();
+    const b = this.bytes;
+    b.tokens = b.at === 0 ? rate : Math.min(rate, b.tokens + ((now - b.at) / 1000) * rate);
+    b.at = now;
+    if (b.tokens < size) return false;
+    b.tokens -= size;
+    return true;
+  }
+
   private allowIp(ip: string): boolean {
     const rate = this.options.packetsPerSecondPerIp ?? 2000;
     const now = Date.now();

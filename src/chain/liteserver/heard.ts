@@ -1,0 +1,140 @@
+// External messages heard on the overlay (src/chain/overlay/listener.ts) becoming pending messages of the
+// liteserver source: each parsed as a message BoC, emulated once on proven state like a message this
+// process sends (for the accounts and opcodes filtered mempool streams need), then put in the outbox, which
+// publishes it to the mempool stream and webhooks. A bounded queue in front of emulation: a flood past it
+// is dropped and counted. When a walked block holds a heard message, its lead time (heard → walked) is kept.
+import type { PendingMessage, TransactionModel } from '../model.js';
+import { parseExternalMessage, type ExternalMessage, type Outbox } from './outbox.js';
+
+export type Trace = { transactions: TransactionModel[]; opcodes: number[] };
+
+/** The pending message of an external message, with its trace's accounts and opcodes when it was emulated. */
+export function pendingOf(msg: ExternalMessage, trace: Trace | null, receivedAtMs: number): PendingMessage {
+  const pending: PendingMessage = {
+    hash: msg.hash, boc: msg.cell.toBoc().toString('base64'), destination: msg.destination, receivedAt: Math.floor(receivedAtMs / 1000), involvedAccounts: null,
+  };
+  if (trace) {
+    pending.involvedAccounts = [...new Set(trace.transactions.map((t) => t.account))].sort();
+    pending.opcodes = trace.opcodes;
+  }
+  return pending;
+}
+
+export interface HeardStatus {
+  /** Messages waiting for emulation. */
+  queued: number;
+  /** Published as pending (emulated, or not when emulation failed). */
+  published: number;
+  /** Of those, published without a trace: emulation failed or did not end within its budget. */
+  unemulated: number;
+  /** Already pending (heard twice, or sent by this process). */
+  duplicate: number;
+  /** Refused as a message BoC, or dropped because the queue was full. */
+  invalid: number;
+  dropped: number;
+  /** Heard messages a walked block held, and how long before it they were heard. */
+  landed: number;
+  /** Heard, but a block held them before their emulation ended: never published. */
+  late: number;
+  leadMs: { p50: number; p99: number } | null;
+}
+
+const LEAD_SAMPLES = 4096;
+
+export class HeardMessages {
+  private readonly queue: Array<{ msg: ExternalMessage; seenAt: number }> = [];
+  private readonly queuedHashes = new Set<string>();
+  /** Heard message hash → when it was heard, until a block holds it (bounded like the outbox). */
+  private readonly seen = new Map<string, number>();
+  private readonly leads: number[] = [];
+  private readonly late = new Set<string>();
+  private running = 0;
+  private readonly counts = { published: 0, unemulated: 0, duplicate: 0, invalid: 0, dropped: 0, landed: 0, late: 0 };
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly emulate: (msg: ExternalMessage) => Promise<Trace>,
+    private readonly options: {
+      maxQueued: number;
+      concurrency: number;
+      maxTracked: number;
+      /** A message is published this long after it was heard at the latest, emulated or not (a block comes soon). */
+      emulationBudgetMs: number;
+      now?: () => number;
+    },
+  ) {}
+
+  hear(boc: Buffer, seenAt: number): void {
+    let msg: ExternalMessage;
+    try {
+      msg = parseExternalMessage(boc);
+    } catch {
+      return void this.counts.invalid++;
+    }
+    if (this.queuedHashes.has(msg.hash) || this.outbox.has(msg.hash)) return void this.counts.duplicate++;
+    if (this.queue.length >= this.options.maxQueued) return void this.counts.dropped++;
+    this.queue.push({ msg, seenAt });
+    this.queuedHashes.add(msg.hash);
+    this.pump();
+  }
+
+  /** Records the lead time of each heard message these walked transactions consumed. */
+  landed(transactions: readonly TransactionModel[]): void {
+    if (this.seen.size === 0 && this.queuedHashes.size === 0) return;
+    const now = (this.options.now ?? Date.now)();
+    for (const tx of transactions) {
+      // a block held it before its emulation ended: it is no longer pending
+      if (tx.inMessage && this.queuedHashes.has(tx.inMessage.hash)) this.late.add(tx.inMessage.hash);
+      const at = tx.inMessage ? this.seen.get(tx.inMessage.hash) : undefined;
+      if (at === undefined) continue;
+      this.seen.delete(tx.inMessage!.hash);
+      this.counts.landed++;
+      this.leads.push(now - at);
+      if (this.leads.length > LEAD_SAMPLES) this.leads.shift();
+    }
+  }
+
+  status(): HeardStatus {
+    const sorted = [...this.leads].sort((a, b) => a - b);
+    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+    return { queued: this.queue.length, ...this.counts, leadMs: sorted.length ? { p50: q(0.5), p99: q(0.99) } : null };
+  }
+
+  private pump(): void {
+    const now = this.options.now ?? Date.now;
+    while (this.running < this.options.concurrency && this.queue.length > 0) {
+      const { msg, seenAt } = this.queue.shift()!;
+      let done = false;
+      // Filters want the trace, but a pending message is worth most before its block: past the budget it goes without.
+      const publish = (trace: Trace | null) => {
+        if (done) return;
+        done = true;
+        this.queuedHashes.delete(msg.hash);
+        this.publish(msg, trace, seenAt);
+      };
+      const left = seenAt + this.options.emulationBudgetMs - now();
+      if (left <= 0) {
+        publish(null);
+        continue;
+      }
+      this.running++;
+      const timer = setTimeout(() => publish(null), left);
+      void this.emulate(msg).catch(() => null).then((trace) => {
+        clearTimeout(timer);
+        this.running--;
+        publish(trace);
+        this.pump();
+      });
+    }
+  }
+
+  private publish(msg: ExternalMessage, trace: Trace | null, seenAt: number): void {
+    if (this.late.delete(msg.hash)) return void this.counts.late++;
+    if (this.outbox.has(msg.hash)) return void this.counts.duplicate++;
+    this.seen.set(msg.hash, seenAt);
+    if (this.seen.size > this.options.maxTracked) this.seen.delete(this.seen.keys().next().value!);
+    this.outbox.add({ ...pendingOf(msg, trace, seenAt), origin: 'overlay' });
+    this.counts.published++;
+    if (!trace) this.counts.unemulated++;
+  }
+}
