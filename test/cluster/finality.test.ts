@@ -1,0 +1,73 @@
+// Provisional events across a cluster of real processes: a standalone devnet (`tonwatch devnet serve`)
+// whose shard blocks stay non-final for most of a block interval, and two `tonwatch serve` nodes following
+// it over the liteserver protocol. A transfer's trace becomes confirmed on the leader (it polls
+// liteServer.nonfinal.getPendingShardBlocks); the non-leader shows it in flight through the relay; the
+// leader is SIGKILLed while the trace is still confirmed, and the survivor still ends it.
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dialects } from '../support/stores.js';
+import { clusterDb, followerFacts, startDevnetServe, startNode, until, type ClusterDb, type DevnetServe, type Node } from './support.js';
+
+/** The node's finality counters and gauges from /metrics, by `level` or `reason` label. */
+async function finalityMetrics(node: Node): Promise<Record<string, number>> {
+  const text = await (await fetch(`${node.url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^tonwatch_finality_(events_total|traces_in_flight|invalidations_total)\{(?:level|reason)="(\w+)"\} (\S+)$/gm)) out[`${m[1]}.${m[2]}`] = Number(m[3]);
+  return out;
+}
+
+describe.runIf(dialects.includes('postgres'))('finality levels in a cluster following a devnet over the liteserver protocol', () => {
+  const adminKey = `tw_test_admin_${randomBytes(12).toString('hex')}`;
+  let db: ClusterDb;
+  let devnet: DevnetServe | undefined;
+  const nodes: Node[] = [];
+  afterAll(async () => {
+    for (const p of [...nodes, ...(devnet ? [devnet] : [])]) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all([...nodes, ...(devnet ? [devnet] : [])].map((p) => p.exited));
+    await db?.drop();
+  });
+
+  it('a confirmed trace reaches the non-leader; the leader SIGKILLed mid-trace, the trace still ends there', async () => {
+    // shard blocks non-final for 2.5 s of every 3 s: time to see the trace confirmed on both nodes
+    devnet = await startDevnetServe({ TONWATCH_BLOCK_INTERVAL_MS: '3000', TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '2500' });
+    db = await clusterDb();
+    const liteserver = { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: devnet.globalConfig, TONWATCH_NETWORK: 'testnet', TONWATCH_TRUST: 'fast' };
+    nodes.push(...(await Promise.all([startNode(db, 'a', adminKey, liteserver), startNode(db, 'b', adminKey, liteserver)])));
+    const leader = await until(async () => {
+      for (const n of nodes) if ((await followerFacts(n)).leader) return n;
+      return null;
+    }, 'a leader', 60_000);
+    const member = nodes.find((n) => n !== leader)!;
+    expect((await followerFacts(member)).leader).toBe(false);
+    await until(async () => (await db.query("select count(*)::int as n from event_batches where kind = 'block'"))[0].n >= 2, 'blocks in the log', 60_000);
+
+    const before = await finalityMetrics(member);
+    const sent = await fetch(`${devnet.url}/devnet/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: 'alice', to: 'bob', amount: '100000000', comment: `finality ${randomBytes(4).toString('hex')}` }) });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+
+    // the non-leader shows the trace confirmed: it follows no chain itself, so this came from the leader
+    await until(async () => (await finalityMetrics(member))['traces_in_flight.confirmed'] === 1, 'the trace confirmed on the non-leader', 20_000);
+    const [{ n: relayed }] = await db.query("select count(*)::int as n from finality_events");
+    expect(relayed).toBeGreaterThanOrEqual(1);
+    const readyz = ((await (await fetch(`${member.url}/readyz`)).json()) as any).checks.finality;
+    expect(readyz.traces_in_flight).toBe(1);
+
+    // mid-trace: still confirmed on the leader when it dies
+    expect((await finalityMetrics(leader))['traces_in_flight.confirmed']).toBe(1);
+    leader.child.kill('SIGKILL');
+    expect(await leader.exited).toBe('SIGKILL');
+
+    // the survivor ends the trace: finalized (when its transaction reaches the log) or invalidated
+    const ended = await until(async () => {
+      const m = await finalityMetrics(member);
+      const finalized = (m['events_total.finalized'] ?? 0) - (before['events_total.finalized'] ?? 0);
+      const invalidated = (m['events_total.invalidated'] ?? 0) - (before['events_total.invalidated'] ?? 0);
+      return m['traces_in_flight.confirmed'] === 0 && m['traces_in_flight.pending'] === 0 && finalized + invalidated >= 1 ? { m, finalized, invalidated } : null;
+    }, 'the trace ended on the survivor', 60_000);
+    console.log(`cluster finality: after the leader's SIGKILL the survivor ended the trace (${ended.finalized} finalized, ${ended.invalidated} invalidated)`);
+    // it lands in a block: finalized, not expired
+    expect(ended.finalized).toBeGreaterThanOrEqual(1);
+    expect(ended.m['invalidations_total.expired'] ?? 0).toBe(0);
+    expect(member.output()).not.toMatch(/"level":60/);
+  }, 180_000);
+});
