@@ -5,6 +5,7 @@ import { ApiKeys } from '../auth/keys.js';
 import { startConsumer, type Consumer } from '../bus/consumer.js';
 import type { Component, ServiceContext } from '../service/component.js';
 import { selectRecipients, upsertRecipient } from './apps.js';
+import { PaymentDetector } from './detected.js';
 import { AppDirectory } from './directory.js';
 import { ExpiryTimer } from './expiry.js';
 import { InvoiceMatcher } from './matcher.js';
@@ -55,7 +56,9 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
     afterCommit: () => engine.notify(),
     fence: ctx.events.fence?.bind(ctx.events),
   });
-  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, changes: ctx.changes, usdtMaster, testOnly, now: ctx.now });
+  // every node sees the finality levels (the leader's, mirrored in a cluster): any may show a payment seen
+  const detector = ctx.finality ? new PaymentDetector(ctx.finality, directory, ctx.now) : undefined;
+  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, changes: ctx.changes, usdtMaster, testOnly, now: ctx.now, detector });
 
   /** Recipients whose USDT wallet was derived from another master (the setting changed): derive again. */
   async function rederiveUsdtWallets(): Promise<void> {
@@ -85,8 +88,10 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
       await directory.refresh();
       refresher = setInterval(() => void directory.refresh().catch((err) => logger.warn({ err }, 'invoice directory refresh failed')), REFRESH_MS);
       refresher.unref();
+      detector?.start();
     },
     async stop() {
+      detector?.stop();
       if (refresher) clearInterval(refresher);
       refresher = null;
     },

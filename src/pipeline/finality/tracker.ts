@@ -124,6 +124,7 @@ export class FinalityTracker {
       account,
       at: this.now(),
       origin: report.origin,
+      boc: report.boc,
       involvedAccounts: report.involvedAccounts?.slice() ?? null,
       opcodes: report.opcodes?.slice() ?? [],
     };
