@@ -67,6 +67,7 @@ export class PaymentDetector {
     }
     if (event.finality === 'finalized') {
       if (known && known.trace === event.trace) Object.assign(known, { finality: 'finalized', forgetAt: this.now() + this.tracker.maxAgeMs });
+      this.forgetEnded();
       return;
     }
     if (known) {
@@ -92,6 +93,12 @@ export class PaymentDetector {
     const d = m.decoded;
     const invoiceId = d.kind === 'invoice_payload' ? d.invoiceId : d.kind === 'text_comment' ? invoiceIdOf({ comment: d.text.trim() }) : null;
     return invoiceId === null ? null : { invoiceId, amount: m.value };
+  }
+
+  /** Drops detections a bound after their trace was finalized (the matcher has made those invoices paid). */
+  private forgetEnded(): void {
+    const now = this.now();
+    for (const [invoiceId, d] of this.byInvoice) if (d.forgetAt !== null && now >= d.forgetAt) this.forget(invoiceId, d);
   }
 
   private forget(invoiceId: string, d: Detection): void {

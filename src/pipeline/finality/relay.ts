@@ -51,10 +51,11 @@ export class FinalityRelay {
 
   async start(): Promise<void> {
     const { tracker, changes, log } = this.options;
+    this.stops.push(tracker.subscribeDerived((event, from) => this.publish(event, from)));
+    // listening before the first read: a row written meanwhile is announced and read after it
+    this.stops.push(changes.on(FINALITY_TOPIC, () => void this.read()));
     // what the leader relayed within the bound: the traces in flight now, and how those seen end
     await this.read();
-    this.stops.push(tracker.subscribeDerived((event, from) => this.publish(event, from)));
-    this.stops.push(changes.on(FINALITY_TOPIC, () => void this.read()));
     this.stops.push(
       log.subscribe((batch) => {
         if (batch.kind !== 'block' || this.options.term() !== null) return;
