@@ -2,7 +2,8 @@
 // whose shard blocks stay non-final for most of a block interval, and two `tonwatch serve` nodes following
 // it over the liteserver protocol. A transfer's trace becomes confirmed on the leader (it polls
 // liteServer.nonfinal.getPendingShardBlocks); the non-leader shows it in flight through the relay; the
-// leader is SIGKILLed while the trace is still confirmed, and the survivor still ends it.
+// leader is SIGKILLed while the trace is still confirmed, and the survivor still ends it. The transfer pays
+// an invoice: a client of the non-leader sees it detected at confirmed, then paid once it is finalized.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dialects } from '../support/stores.js';
@@ -41,8 +42,24 @@ describe.runIf(dialects.includes('postgres'))('finality levels in a cluster foll
     expect((await followerFacts(member)).leader).toBe(false);
     await until(async () => (await db.query("select count(*)::int as n from event_batches where kind = 'block'"))[0].n >= 2, 'blocks in the log', 60_000);
 
+    // an invoice on the devnet's merchant wallet, made through the non-leader's API and paid from alice
+    const api = async (path: string, init: { method?: string; json?: unknown; token?: string } = {}) => {
+      const res = await fetch(`${member.url}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { authorization: `Bearer ${init.token ?? adminKey}`, ...(init.json ? { 'content-type': 'application/json' } : {}) },
+        body: init.json ? JSON.stringify(init.json) : undefined,
+      });
+      return { status: res.status, json: (await res.json()) as any };
+    };
+    const wallets = (await (await fetch(`${devnet.url}/devnet/wallets`)).json()) as Array<{ name: string; address: string }>;
+    const app = await api('/api/v1/services/invoices/app', { method: 'POST', json: { name: 'Shop', recipient_address: wallets.find((w) => w.name === 'merchant')!.address } });
+    expect(app.status, JSON.stringify(app.json)).toBe(201);
+    const created = await api('/api/v1/services/invoices/invoice', { method: 'POST', token: app.json.token, json: { amount: '700000000', life_time: 600, currency: 'TON' } });
+    expect(created.status).toBe(201);
+    const invoice = () => api(`/api/v1/services/invoices/${created.json.id}`, { token: app.json.token }).then((r) => r.json);
+
     const before = await finalityMetrics(member);
-    const sent = await fetch(`${devnet.url}/devnet/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: 'alice', to: 'bob', amount: '100000000', comment: `finality ${randomBytes(4).toString('hex')}` }) });
+    const sent = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: 'alice', link: created.json.payment_link }) });
     expect(sent.status, await sent.clone().text()).toBe(200);
 
     // the non-leader shows the trace confirmed: it follows no chain itself, so this came from the leader
@@ -51,6 +68,9 @@ describe.runIf(dialects.includes('postgres'))('finality levels in a cluster foll
     expect(relayed).toBeGreaterThanOrEqual(1);
     const readyz = ((await (await fetch(`${member.url}/readyz`)).json()) as any).checks.finality;
     expect(readyz.traces_in_flight).toBe(1);
+    // a client of the non-leader sees the payment detected at confirmed, the invoice still pending
+    const seen = await invoice();
+    expect(seen).toMatchObject({ status: 'pending', detected: { amount: '700000000', finality: 'confirmed' } });
 
     // mid-trace: still confirmed on the leader when it dies
     expect((await finalityMetrics(leader))['traces_in_flight.confirmed']).toBe(1);
@@ -68,6 +88,13 @@ describe.runIf(dialects.includes('postgres'))('finality levels in a cluster foll
     // it lands in a block: finalized, not expired
     expect(ended.finalized).toBeGreaterThanOrEqual(1);
     expect(ended.m['invalidations_total.expired'] ?? 0).toBe(0);
+    // and the invoice is paid there, once, from the finalized log
+    const paid = await until(async () => {
+      const inv = await invoice();
+      return inv.status === 'paid' ? inv : null;
+    }, 'the invoice paid on the survivor', 60_000);
+    expect(paid.payments).toHaveLength(1);
+    expect(paid.detected).toBeUndefined();
     expect(member.output()).not.toMatch(/"level":60/);
   }, 180_000);
 });
