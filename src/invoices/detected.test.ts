@@ -1,7 +1,8 @@
 // A payment detected before it is final, on the devnet with real transactions: manual blocks, each shown
 // non-final for a while before its masterchain block commits it, so every level is observable. The
 // invoice shows `detected` at pending, then confirmed, and becomes `paid` only when finalized (then
-// `detected` is gone), with the one webhook it always had.
+// `detected` is gone), with the one webhook it always had; the optional invoice.detected webhook, when on,
+// comes first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import { Receiver, until } from '../../test/support/webhooks.js';
@@ -62,5 +63,33 @@ describe('payments detected before they are final (devnet)', () => {
     await until(() => receiver.requests.length === 1, 10_000, 'the paid webhook');
     expect(receiver.requests[0]!.headers['webhook-event-type']).toBe('invoice.paid');
     expect((JSON.parse(receiver.requests[0]!.body) as InvoiceJson).detected).toBeUndefined();
+  });
+});
+
+describe('the invoice.detected webhook (TONWATCH_INVOICE_DETECTED_WEBHOOK=true)', () => {
+  let svc: TestService;
+  let receiver: Receiver;
+
+  afterAll(async () => {
+    await svc?.close();
+    await receiver?.close();
+  });
+
+  it('is sent once when the payment is first seen, before invoice.paid, with the invoice still pending', async () => {
+    svc = await startTestService({ components: devnetAndInvoices, env: { TONWATCH_INVOICE_DETECTED_WEBHOOK: 'true' } });
+    receiver = await new Receiver().listen(0);
+    const { token } = await createApp(svc, { name: 'Shop', recipient_address: await walletAddress(svc, 'merchant'), webhooks: [receiver.url] });
+    const res = await svc.api('/api/v1/services/invoices/invoice', { method: 'POST', auth: token, json: { amount: '900000000', life_time: 600, currency: 'TON' } });
+    const inv = (await res.json()) as InvoiceJson;
+    await pay(svc, 'alice', inv.payment_link);
+    await until(() => receiver.requests.length === 1, 10_000, 'the detected webhook');
+    const detected = JSON.parse(receiver.requests[0]!.body) as InvoiceJson;
+    expect(receiver.requests[0]!.headers['webhook-event-type']).toBe('invoice.detected');
+    expect(detected).toMatchObject({ id: inv.id, status: 'pending', payments: [], detected: { amount: '900000000', finality: 'pending' } });
+
+    await settleInvoices(svc);
+    await until(() => receiver.requests.length === 2, 10_000, 'the paid webhook');
+    expect(receiver.requests.map((r) => r.headers['webhook-event-type'])).toEqual(['invoice.detected', 'invoice.paid']);
+    expect((JSON.parse(receiver.requests[1]!.body) as InvoiceJson).status).toBe('paid');
   });
 });

@@ -33,6 +33,8 @@ export class PaymentDetector {
     private readonly tracker: FinalityTracker,
     private readonly index: RecipientIndex,
     private readonly now: () => number,
+    /** Told of each invoice's first detection (the optional `invoice.detected` webhook). */
+    private readonly onDetected?: (invoiceId: string, detected: DetectedJson) => void,
   ) {}
 
   start(): void {
@@ -83,6 +85,7 @@ export class PaymentDetector {
       const d: Detection = { trace: event.trace, amount: paid.amount, finality: event.finality, at: Math.floor(this.now() / 1000), forgetAt: null };
       this.byInvoice.set(paid.invoiceId, d);
       this.byTrace.set(event.trace, paid.invoiceId);
+      this.onDetected?.(paid.invoiceId, { amount: d.amount.toString(), finality: d.finality, at: d.at, trace: d.trace });
       return;
     }
   }
