@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dialects } from '../support/stores.js';
+import { openSse, type V2Event } from '../support/v2-client.js';
 import { clusterDb, followerFacts, startDevnetServe, startNode, until, type ClusterDb, type DevnetServe, type Node } from './support.js';
 
 /** The node's finality counters and gauges from /metrics, by `level` or `reason` label. */
@@ -58,6 +59,13 @@ describe.runIf(dialects.includes('postgres'))('finality levels in a cluster foll
     expect(created.status).toBe(201);
     const invoice = () => api(`/api/v1/services/invoices/${created.json.id}`, { token: app.json.token }).then((r) => r.json);
 
+    // a Streaming v2 client of the non-leader, from the first level on, following the payer
+    const alice = wallets.find((w) => w.name === 'alice')!.address;
+    const events: V2Event[] = [];
+    const sse = await openSse(`${member.url}/api/streaming/v2/sse`, { types: ['transactions'], addresses: [alice], min_finality: 'pending' }, { onEvent: (e) => events.push(e) }, { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(sse.status).toBe(200);
+    const levels = () => events.filter((e) => e.event === 'event' && e.data.type === 'transactions').map((e) => e.data.finality);
+
     const before = await finalityMetrics(member);
     const sent = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: 'alice', link: created.json.payment_link }) });
     expect(sent.status, await sent.clone().text()).toBe(200);
@@ -68,6 +76,7 @@ describe.runIf(dialects.includes('postgres'))('finality levels in a cluster foll
     expect(relayed).toBeGreaterThanOrEqual(1);
     const readyz = ((await (await fetch(`${member.url}/readyz`)).json()) as any).checks.finality;
     expect(readyz.traces_in_flight).toBe(1);
+    await until(async () => levels().includes('confirmed'), 'the confirmed notification on the non-leader\'s v2 stream', 10_000);
     // a client of the non-leader sees the payment detected at confirmed, the invoice still pending
     const seen = await invoice();
     expect(seen).toMatchObject({ status: 'pending', detected: { amount: '700000000', finality: 'confirmed' } });
@@ -95,6 +104,13 @@ describe.runIf(dialects.includes('postgres'))('finality levels in a cluster foll
     }, 'the invoice paid on the survivor', 60_000);
     expect(paid.payments).toHaveLength(1);
     expect(paid.detected).toBeUndefined();
+    // the v2 client of the survivor saw the trace confirmed, then finalized, on one stream (a liteserver source knows
+    // no pending for messages it did not send)
+    await until(async () => levels().includes('finalized'), 'the finalized notification on the v2 stream', 30_000);
+    expect(levels()).toEqual(['confirmed', 'finalized']);
+    const norms = new Set(events.filter((e) => e.event === 'event').map((e) => e.data.trace_external_hash_norm));
+    expect(norms.size).toBe(1);
+    sse.abort();
     expect(member.output()).not.toMatch(/"level":60/);
   }, 180_000);
 });
