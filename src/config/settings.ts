@@ -412,6 +412,11 @@ export const settings = {
     parse: (raw: string) => (raw.toLowerCase() === 'auto' ? 'auto' : (tryParseAccountId(raw) ?? undefined)),
     doc: 'Invoices: the USDT jetton master whose transfers pay USDT invoices. `auto`: the devnet\'s own USDT on the devnet, the real mainnet master (EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs) otherwise; testnet needs an address.',
   } satisfies Setting<string>,
+  invoiceDetectedWebhook: bool({
+    env: 'TONWATCH_INVOICE_DETECTED_WEBHOOK',
+    default: false,
+    doc: 'Invoices: also send an `invoice.detected` webhook when a payment to a pending invoice is first seen before it is final (pending or confirmed; docs/INVOICES.md). A tonwatch extension, not a status change: the invoice is still paid only when finalized. Needs TONWATCH_PROVISIONAL.',
+  }),
 } satisfies Record<string, Setting<any>>;
 
 type Settings = typeof settings;

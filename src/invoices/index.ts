@@ -5,6 +5,10 @@ import { ApiKeys } from '../auth/keys.js';
 import { startConsumer, type Consumer } from '../bus/consumer.js';
 import type { Component, ServiceContext } from '../service/component.js';
 import { selectRecipients, upsertRecipient } from './apps.js';
+import { PaymentDetector } from './detected.js';
+import { queueWebhooks } from './ledger.js';
+import { invoicesForUpdate, paymentsOf } from './store.js';
+import type { DetectedJson } from './wire.js';
 import { AppDirectory } from './directory.js';
 import { ExpiryTimer } from './expiry.js';
 import { InvoiceMatcher } from './matcher.js';
@@ -55,7 +59,23 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
     afterCommit: () => engine.notify(),
     fence: ctx.events.fence?.bind(ctx.events),
   });
-  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, changes: ctx.changes, usdtMaster, testOnly, now: ctx.now });
+  /** The optional `invoice.detected` webhook: sent by the leader only (every node detects), for a pending invoice. */
+  async function detectedWebhook(invoiceId: string, detected: DetectedJson): Promise<void> {
+    if (ctx.cluster?.leads() === false) return;
+    const queued = await ctx.store.db.transaction().execute(async (trx) => {
+      const inv = (await invoicesForUpdate(trx, [invoiceId])).get(invoiceId);
+      if (!inv || inv.status !== 'pending') return 0;
+      const payments = (await paymentsOf(trx, [invoiceId])).get(invoiceId) ?? [];
+      return queueWebhooks(trx, { engine, directory, metrics }, [{ type: 'invoice.detected', invoice: inv, payments, detected }]);
+    });
+    if (queued > 0) engine.notify();
+  }
+  // every node sees the finality levels (the leader's, mirrored in a cluster): any may show a payment seen
+  const onDetected = ctx.config.invoiceDetectedWebhook
+    ? (id: string, d: DetectedJson) => void detectedWebhook(id, d).catch((err) => logger.warn({ err, invoice: id }, 'invoice.detected webhook could not be queued'))
+    : undefined;
+  const detector = ctx.finality ? new PaymentDetector(ctx.finality, directory, ctx.now, onDetected) : undefined;
+  const service = new InvoicesService({ store: ctx.store, source: ctx.source, keys: new ApiKeys(ctx.store), engine, directory, metrics, logger, expiry, changes: ctx.changes, usdtMaster, testOnly, now: ctx.now, detector });
 
   /** Recipients whose USDT wallet was derived from another master (the setting changed): derive again. */
   async function rederiveUsdtWallets(): Promise<void> {
@@ -85,8 +105,10 @@ export function createInvoicesComponent(ctx: ServiceContext): InvoicesComponent 
       await directory.refresh();
       refresher = setInterval(() => void directory.refresh().catch((err) => logger.warn({ err }, 'invoice directory refresh failed')), REFRESH_MS);
       refresher.unref();
+      detector?.start();
     },
     async stop() {
+      detector?.stop();
       if (refresher) clearInterval(refresher);
       refresher = null;
     },

@@ -7,12 +7,15 @@ import type { AppDirectory } from './directory.js';
 import type { InvoiceMetrics } from './metrics.js';
 import { invoiceJson, type Invoice, type InvoiceEventType, type Payment } from './model.js';
 import { chunks, invoiceDb, invoiceRow, paymentRow } from './tables.js';
+import type { DetectedJson } from './wire.js';
 
 export interface InvoiceEvent {
   type: InvoiceEventType;
   invoice: Invoice;
   /** The invoice's payments at that moment. */
   payments: readonly Payment[];
+  /** `invoice.detected`: the payment seen before it is final, added to the body. */
+  detected?: DetectedJson;
 }
 
 export interface LedgerDeps {
@@ -56,7 +59,7 @@ export async function queueWebhooks(db: Kysely<any>, deps: LedgerDeps, events: r
   for (const e of events) {
     const endpoints = deps.directory.endpointsOf(e.invoice.appId);
     if (endpoints.length === 0) continue;
-    const body = JSON.stringify(invoiceJson(e.invoice, e.payments));
+    const body = JSON.stringify({ ...invoiceJson(e.invoice, e.payments), ...(e.detected ? { detected: e.detected } : {}) });
     for (const endpointId of endpoints) {
       // one invoice's webhooks reach each endpoint in the order they happened
       intents.push({ endpointId, orderingKey: `invoice:${e.invoice.id}`, eventType: e.type, body });

@@ -16,7 +16,7 @@ export const MAX_DESCRIPTION = 255;
 
 /** How a payment counted: toward the amount, beyond it on a paid invoice, or after expiry/cancel. */
 
-export type InvoiceEventType = 'invoice.paid' | 'invoice.expired' | 'invoice.cancelled' | 'invoice.overpaid';
+export type InvoiceEventType = 'invoice.paid' | 'invoice.expired' | 'invoice.cancelled' | 'invoice.overpaid' | 'invoice.detected';
 
 export interface App {
   id: number;

@@ -17,6 +17,7 @@ import { countEvents, queueWebhooks, saveInvoices } from './ledger.js';
 import { InvoiceInserts } from './inserts.js';
 import { paymentLink, walletAddress } from './links.js';
 import type { InvoiceMetrics } from './metrics.js';
+import type { PaymentDetector } from './detected.js';
 import { appOwnerRef, invoiceJson, type App, type Invoice, type InvoiceJson } from './model.js';
 import { cancel } from './state.js';
 import { createInvoice, getInvoice, invoicesForUpdate, paymentsOf } from './store.js';
@@ -40,6 +41,8 @@ export interface InvoicesServiceDeps {
   changes?: ChangeFeed;
   usdtMaster: AccountId | null;
   testOnly: boolean;
+  /** Payments seen before they are final (`detected`); absent when finality levels are off. */
+  detector?: PaymentDetector;
   /** Wall clock in ms. */
   now(): number;
 }
@@ -302,7 +305,14 @@ export class InvoicesService {
   async invoiceView(appId: number, id: string): Promise<InvoiceJson> {
     const inv = await getInvoice(this.db, appId, id);
     if (!inv) throw notFound(`no invoice ${id}`);
-    return invoiceJson(inv, (await paymentsOf(this.db, [id])).get(id));
+    return this.withDetected(invoiceJson(inv, (await paymentsOf(this.db, [id])).get(id)));
+  }
+
+  /** Adds the payment seen before it is final, while the invoice is pending (GET and lists, never webhook bodies). */
+  withDetected(view: InvoiceJson): InvoiceJson {
+    const detected = view.status === 'pending' ? this.deps.detector?.detected(view.id) : undefined;
+    if (detected) view.detected = detected;
+    return view;
   }
 
   async cancelInvoice(appId: number, id: string): Promise<InvoiceJson> {

@@ -19,7 +19,19 @@ export interface PaymentJson {
   utime: number;
 }
 
-/** The invoice on the wire (compat.md §5) plus `date_paid` and `payments` (ours, documented). */
+/**
+ * Ours: a payment seen before it is final (docs/INVOICES.md, "Detected payments"): its amount in minimal
+ * units, the finality level it has reached, when it was first seen (unix seconds), the trace's normalised
+ * external message hash. Only on a pending invoice; it never changes the status.
+ */
+export interface DetectedJson {
+  amount: string;
+  finality: 'pending' | 'confirmed' | 'finalized';
+  at: number;
+  trace: string;
+}
+
+/** The invoice on the wire (compat.md §5) plus `date_paid`, `payments` and `detected` (ours, documented). */
 export interface InvoiceJson {
   id: string;
   status: InvoiceStatus;
@@ -35,6 +47,7 @@ export interface InvoiceJson {
   paid_by_address?: string;
   overpayment?: string;
   payments?: PaymentJson[];
+  detected?: DetectedJson;
 }
 
 /** Paid amount and count of one UTC day (day = unix seconds of its midnight). */

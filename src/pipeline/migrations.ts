@@ -45,4 +45,18 @@ export const pipelineMigrations: NamedMigration[] = [
         .execute();
     },
   },
+  {
+    name: 'pipeline_004_finality_events',
+    async up(db: Kysely<any>) {
+      // The cluster leader's provisional events (pending, confirmed, invalidated), relayed to the other
+      // members (finality/relay.ts); id = term·2^32 + sequence, rows older than two bounds are deleted.
+      await db.schema
+        .createTable('finality_events')
+        .addColumn('id', 'bigint', (c) => c.primaryKey())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('payload', blobType(db), (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('finality_events_at').on('finality_events').column('at').execute();
+    },
+  },
 ];

@@ -26,6 +26,7 @@ import { checkChainIdentity, recordChainIdentity } from '../pipeline/chain-ident
 import { Follower } from '../pipeline/follower.js';
 import { FinalityFeed } from '../pipeline/finality/feed.js';
 import { FinalityMetrics } from '../pipeline/finality/metrics.js';
+import { FinalityRelay } from '../pipeline/finality/relay.js';
 import { FinalityTracker } from '../pipeline/finality/tracker.js';
 import { StoreTrustMemory } from '../pipeline/trust-memory.js';
 import { FollowerMetrics } from '../pipeline/metrics.js';
@@ -200,6 +201,23 @@ export async function startService(config: Config, options: StartServiceOptions)
       },
     });
     const cluster: ClusterView = { roles: config.roles, leads: () => leadership.status().leader };
+    if (finality && config.cluster && changes.channel) {
+      // every member mirrors the leader's provisional events; the leader relays them (docs/FINALITY.md)
+      const relay = new FinalityRelay({
+        db: store.db,
+        tracker: finality,
+        changes,
+        log: events,
+        term: () => {
+          const s = leadership.status();
+          return s.leader ? s.term : null;
+        },
+        now,
+        logger: logger.child({ component: 'finality' }),
+      });
+      await relay.start();
+      cleanup.push(() => relay.stop());
+    }
     const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now, cluster, changes, finality };
     for (const entry of options.components) {
       const factory = await entry.load();
@@ -229,7 +247,7 @@ export async function startService(config: Config, options: StartServiceOptions)
           return {
             ok: true,
             levels: nonFinal === false ? ['pending', 'finalized'] : ['pending', 'confirmed', 'finalized'],
-            traces_in_flight: finality.inFlight().length,
+            traces_in_flight: finality.inFlight({ count: false }).length,
             max_age_seconds: config.provisionalMaxAgeSeconds,
             ...(nonFinal === false ? { confirmed: `the ${source.network} chain source shows no non-final blocks: confirmed is skipped` } : {}),
             ...(nonFinal === null ? { confirmed: 'not known yet: no liteserver has answered liteServer.nonfinal.getPendingShardBlocks' } : {}),

@@ -56,7 +56,7 @@ export async function invoiceRoutes(parent: FastifyInstance, service: InvoicesSe
     async (request) => {
       const owner = await callerApp(service, request);
       const { items, count } = await listInvoices(service.deps.store.db, owner.id, listFilterInput(request.query));
-      return { items: items.map((i) => invoiceJson(i)), count };
+      return { items: items.map((i) => service.withDetected(invoiceJson(i))), count };
     },
   );
 

@@ -31,6 +31,17 @@ export const Invoice = Type.Object({
   paid_by_address: Type.Optional(Type.String()),
   overpayment: Type.Optional(Type.String({ description: 'Minimal units, only when > 0' })),
   payments: Type.Optional(Type.Array(Payment, { description: 'Payments received (ours): in GET and webhook bodies, not in lists' })),
+  detected: Type.Optional(
+    Type.Object(
+      {
+        amount: Type.String({ description: 'Minimal units' }),
+        finality: Type.String({ enum: ['pending', 'confirmed', 'finalized'] }),
+        at: Type.Integer({ description: 'Unix seconds when first seen' }),
+        trace: Type.String({ description: "The trace's normalised external message hash (hex)" }),
+      },
+      { description: 'A payment seen before it is final (ours, tonwatch extension): only while the invoice is pending; paid still comes only when finalized' },
+    ),
+  ),
 });
 
 export const InvoiceIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

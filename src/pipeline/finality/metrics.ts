@@ -9,6 +9,7 @@ export class FinalityMetrics {
   readonly latency: Histogram<'level'>;
   readonly inFlight: Gauge<'level'>;
   readonly ignored: Counter<'why'>;
+  readonly resent: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -22,6 +23,7 @@ export class FinalityMetrics {
       registers,
     });
     this.inFlight = new Gauge({ name: 'tonwatch_finality_traces_in_flight', help: 'Traces pending or confirmed, not yet finalized or invalidated', labelNames: ['level'], registers });
+    this.resent = new Counter({ name: 'tonwatch_finality_traces_resent_total', help: 'Traces in flight handed out again at their current level (inFlight(): a resuming client is re-sent them)', registers });
     this.ignored = new Counter({ name: 'tonwatch_finality_reports_ignored_total', help: 'Reports that would not move a trace up (already at or past that level, or not an external message)', labelNames: ['why'], registers });
   }
 

@@ -158,4 +158,28 @@ describe('FinalityTracker', () => {
     expect(seen).toEqual(['pending']);
     expect(errors).toHaveLength(1);
   });
+
+  it('hands every trace in flight to a resuming client at its current level, with what re-sending needs, and counts them', async () => {
+    const { tracker, registry } = tracked();
+    const pendingCell = externalCell(8);
+    tracker.pending({ boc: pendingCell.toBoc().toString('base64'), origin: 'mempool', involvedAccounts: [wallet], opcodes: [0x12345678] });
+    const confirmedTx = txOf(externalCell(9), 20n, shardId(9, 'a'));
+    tracker.pending({ boc: externalCell(9).toBoc().toString('base64'), origin: 'mempool' });
+    tracker.nonFinalBlock(nonFinal(9, 'a', [confirmedTx]));
+    const endedTx = txOf(externalCell(10), 30n, shardId(10, 'a'));
+    tracker.nonFinalBlock(nonFinal(10, 'a', [endedTx]));
+    tracker.finalizedBlock(finalized(7, [header(shardId(10, 'a'), 7)], [endedTx]));
+
+    const resent = tracker.inFlight();
+    expect(resent.map((e) => [e.trace, e.finality])).toEqual([
+      [normalizedHashOfMessage(pendingCell), 'pending'],
+      [normalizedHashOfModel(confirmedTx.inMessage!), 'confirmed'],
+    ]);
+    expect(resent[0]).toMatchObject({ involvedAccounts: [wallet], opcodes: [0x12345678], account: wallet });
+    expect(resent[1]).toMatchObject({ block: { seqno: 9 }, transaction: { lt: 20n }, account: wallet });
+    // a health check looks without counting; each resume counts what it is handed
+    expect(tracker.inFlight({ count: false })).toHaveLength(2);
+    tracker.inFlight();
+    expect(await registry.getSingleMetricAsString('tonwatch_finality_traces_resent_total')).toMatch(/^tonwatch_finality_traces_resent_total 4$/m);
+  });
 });

@@ -43,12 +43,16 @@ interface Entry {
 }
 
 export type FinalityObserver = (event: ProvisionalEvent) => void;
+/** Also told the state the trace had before (null: the tracker had not seen it). */
+export type DerivedObserver = (event: ProvisionalEvent, from: TraceState | null) => void;
 
 export class FinalityTracker {
   private readonly entries = new Map<HashHex, Entry>();
   /** Message hash as the source saw it → trace, so a source's drop report finds its trace. */
   private readonly byMessage = new Map<HashHex, HashHex>();
   private readonly observers = new Set<FinalityObserver>();
+  /** Observers of the events this tracker derived itself (not mirrored from another node): the cluster relay. */
+  private readonly derivedObservers = new Set<DerivedObserver>();
   /** Traces pending and confirmed now (kept on each move, for the gauge). */
   private readonly counts = { pending: 0, confirmed: 0 };
   private readonly now: () => number;
@@ -66,9 +70,22 @@ export class FinalityTracker {
     return () => this.observers.delete(observer);
   }
 
-  /** The current event of every trace still pending or confirmed, oldest first (what a resuming client is re-sent). */
-  inFlight(): ProvisionalEvent[] {
-    return [...this.entries.values()].filter((e) => e.endedAt === null).map((e) => e.last);
+  /** Calls `observer` with every event this tracker derives from its own inputs, not those `mirror` applies. */
+  subscribeDerived(observer: DerivedObserver): () => void {
+    this.derivedObservers.add(observer);
+    return () => this.derivedObservers.delete(observer);
+  }
+
+  /**
+   * The current event of every trace still pending or confirmed, oldest first: what a resuming client is
+   * re-sent (a `pending` event carries the emulated trace's accounts, a `confirmed` one its first
+   * transaction). On a cluster member it includes the traces mirrored from the leader. Each call counts
+   * its traces as re-sent unless `count` is false (health checks).
+   */
+  inFlight(options: { count?: boolean } = {}): ProvisionalEvent[] {
+    const events = [...this.entries.values()].filter((e) => e.endedAt === null).map((e) => e.last);
+    if (options.count !== false && events.length > 0) this.options.metrics?.resent.inc(events.length);
+    return events;
   }
 
   /** The state a trace has reached, or null when the tracker does not know it (never seen, or forgotten). */
@@ -107,6 +124,7 @@ export class FinalityTracker {
       account,
       at: this.now(),
       origin: report.origin,
+      boc: report.boc,
       involvedAccounts: report.involvedAccounts?.slice() ?? null,
       opcodes: report.opcodes?.slice() ?? [],
     };
@@ -142,7 +160,7 @@ export class FinalityTracker {
       this.move(entry?.state ?? null, 'confirmed');
       if (entry) Object.assign(entry, { state: 'confirmed', last: event, confirmedIn });
       else this.entries.set(trace, { state: 'confirmed', firstSeenAt: event.at, endedAt: null, last: event, confirmedIn });
-      this.emit(event, entry ? event.at - entry.firstSeenAt : null);
+      this.emit(event, entry ? event.at - entry.firstSeenAt : null, false, entry?.state ?? null);
       events.push(event);
     }
     return events;
@@ -158,24 +176,8 @@ export class FinalityTracker {
     if (this.entries.size === 0 && this.observers.size === 0) return;
     const finalizedHere = new Set<HashHex>();
     for (const tx of block.transactions) {
-      const trace = traceOf(tx);
-      if (trace === null) continue;
-      finalizedHere.add(trace);
-      const entry = this.entries.get(trace);
-      if (entry && entry.endedAt !== null) {
-        this.options.metrics?.ignored.inc({ why: 'not_higher' });
-        continue;
-      }
-      const event: FinalizedEvent = {
-        finality: 'finalized',
-        trace,
-        messageHash: tx.inMessage!.hash,
-        account: tx.account,
-        at: this.now(),
-        mcSeqno: block.masterchain.seqno,
-        transaction: tx,
-      };
-      this.end(trace, entry, event);
+      const trace = this.finalizeTrace(tx, block.masterchain.seqno);
+      if (trace !== null) finalizedHere.add(trace);
     }
     const committed = new Map(block.shards.map((s) => [blockKey(s), s.rootHash]));
     for (const [trace, entry] of this.entries) {
@@ -219,6 +221,42 @@ export class FinalityTracker {
   }
 
   /**
+   * An event another node's tracker derived (the cluster leader's, relayed through the store): applied
+   * with the same rules as this tracker's own — only upwards, once per level — and handed to this node's
+   * observers, never back to `subscribeDerived`. Returns whether it moved the trace.
+   */
+  mirror(event: ProvisionalEvent): boolean {
+    const entry = this.entries.get(event.trace);
+    if (entry && (entry.endedAt !== null || LEVEL_RANK[entry.state] >= LEVEL_RANK[event.finality])) {
+      this.options.metrics?.ignored.inc({ why: 'not_higher' });
+      return false;
+    }
+    this.byMessage.set(event.messageHash, event.trace);
+    // the bound counts from when this node first heard of the trace (clocks of nodes may differ)
+    const firstSeenAt = entry?.firstSeenAt ?? Math.min(event.at, this.now());
+    if (event.finality === 'finalized' || event.finality === 'invalidated') {
+      this.end(event.trace, entry, event, true);
+      if (event.finality === 'invalidated') this.options.metrics?.invalidated(event.reason);
+      return true;
+    }
+    const confirmedIn = event.finality === 'confirmed' ? { key: blockKey(event.block), rootHash: event.block.rootHash } : null;
+    this.move(entry?.state ?? null, event.finality);
+    if (entry) Object.assign(entry, { state: event.finality, last: event, confirmedIn });
+    else this.entries.set(event.trace, { state: event.finality, firstSeenAt, endedAt: null, last: event, confirmedIn });
+    this.emit(event, entry ? this.now() - entry.firstSeenAt : null, true);
+    return true;
+  }
+
+  /**
+   * Finalized transactions read from the event log rather than from the follower (a cluster member, which
+   * does not follow the chain itself): each trace they start becomes `finalized`, as `finalizedBlock` does.
+   */
+  finalizedTransactions(mcSeqno: number, transactions: readonly TransactionModel[]): void {
+    if (this.entries.size === 0 && this.observers.size === 0) return;
+    for (const tx of transactions) this.finalizeTrace(tx, mcSeqno);
+  }
+
+  /**
    * Invalidates (`expired`) every trace in flight for longer than the bound, and forgets ended traces a
    * bound after they ended. Called on a timer by whoever owns the tracker (finality feed).
    */
@@ -235,24 +273,42 @@ export class FinalityTracker {
     this.options.metrics?.setInFlight(this.counts.pending, this.counts.confirmed);
   }
 
-  private end(trace: HashHex, entry: Entry | undefined, event: FinalizedEvent | InvalidatedEvent): void {
-    const state: TraceState = event.finality;
-    this.move(entry?.state ?? null, state);
-    if (entry) Object.assign(entry, { state, last: event, endedAt: event.at, confirmedIn: null });
-    else this.entries.set(trace, { state, firstSeenAt: event.at, endedAt: event.at, last: event, confirmedIn: null });
-    this.emit(event, entry ? event.at - entry.firstSeenAt : null);
+  /** The trace `tx` starts becomes finalized (unless it ended already); returns the trace, or null when none. */
+  private finalizeTrace(tx: TransactionModel, mcSeqno: number): HashHex | null {
+    const trace = traceOf(tx);
+    if (trace === null) return null;
+    const entry = this.entries.get(trace);
+    if (entry && entry.endedAt !== null) {
+      this.options.metrics?.ignored.inc({ why: 'not_higher' });
+      return trace;
+    }
+    const event: FinalizedEvent = { finality: 'finalized', trace, messageHash: tx.inMessage!.hash, account: tx.account, at: this.now(), mcSeqno, transaction: tx };
+    this.end(trace, entry, event);
+    return trace;
   }
 
-  private emit(event: ProvisionalEvent, sinceFirstSeenMs: number | null): void {
+  private end(trace: HashHex, entry: Entry | undefined, event: FinalizedEvent | InvalidatedEvent, mirrored = false): void {
+    const state: TraceState = event.finality;
+    const endedAt = this.now();
+    const from = entry?.state ?? null;
+    this.move(from, state);
+    if (entry) Object.assign(entry, { state, last: event, endedAt, confirmedIn: null });
+    else this.entries.set(trace, { state, firstSeenAt: endedAt, endedAt, last: event, confirmedIn: null });
+    this.emit(event, entry ? endedAt - entry.firstSeenAt : null, mirrored, from);
+  }
+
+  private emit(event: ProvisionalEvent, sinceFirstSeenMs: number | null, mirrored = false, from: TraceState | null = null): void {
     this.options.metrics?.emitted(event.finality, sinceFirstSeenMs);
     this.options.metrics?.setInFlight(this.counts.pending, this.counts.confirmed);
-    for (const observer of this.observers) {
+    const tell = (observer: () => void) => {
       try {
-        observer(event);
+        observer();
       } catch (err) {
         this.options.onObserverError?.(err);
       }
-    }
+    };
+    for (const observer of this.observers) tell(() => observer(event));
+    if (!mirrored) for (const observer of this.derivedObservers) tell(() => observer(event, from));
   }
 
   private move(from: TraceState | null, to: TraceState): void {

@@ -31,6 +31,8 @@ export interface PendingEvent extends EventBase {
   finality: 'pending';
   /** Which pending source reported it first (`mempool`, later `overlay`). */
   origin: string;
+  /** The external message as reported (standard base64 BoC): what its wallet signed, out messages included. */
+  boc: string;
   /** Accounts of the emulated trace, sorted; null when the source could not emulate. */
   involvedAccounts: AccountId[] | null;
   opcodes: number[];

@@ -83,6 +83,7 @@ export function InvoicePage({ session, id }: PageProps & { id: string }) {
               ['Pay to', <AccountAddress raw={invoice.pay_to_address} testOnly={testOnly} />],
             ]}
           />
+          {invoice.status === 'pending' && invoice.detected && <PaymentSeen invoice={invoice} />}
           {invoice.status === 'pending' && <Countdown until={invoice.date_expire} />}
         </Section>
         <Section title="Payment link">
@@ -180,4 +181,14 @@ function QrCode({ token, id }: { token: string; id: string }) {
   }, [token, id]);
   if (failed) return <p class="hint">The QR code could not be loaded.</p>;
   return url ? <img class="qr" src={url} alt="QR code of the payment link" /> : <div class="qr" aria-busy="true" />;
+}
+
+/** A payment seen before it is final (the `detected` extension): not paid until the masterchain commits it. */
+export function PaymentSeen({ invoice }: { invoice: Invoice }) {
+  const d = invoice.detected!;
+  return (
+    <p class="notice payment-seen" data-finality={d.finality}>
+      Payment seen, waiting for finality: {formatAmount(d.amount, invoice.currency)} ({d.finality}, since {formatTime(d.at)}).
+    </p>
+  );
 }

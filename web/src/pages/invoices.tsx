@@ -25,7 +25,20 @@ interface Column {
 
 const COLUMNS: Column[] = [
   { label: 'Invoice', sort: 'id', cell: (i) => <a href={href('invoices', i.id)} class="mono">{i.id}</a> },
-  { label: 'Status', sort: 'status', cell: (i) => <StatusBadge status={i.status} /> },
+  {
+    label: 'Status',
+    sort: 'status',
+    cell: (i) => (
+      <>
+        <StatusBadge status={i.status} />
+        {i.status === 'pending' && i.detected && (
+          <span class="payment-seen" data-finality={i.detected.finality}>
+            {' '}payment seen, waiting for finality
+          </span>
+        )}
+      </>
+    ),
+  },
   { label: 'Amount', sort: 'amount', num: true, cell: (i) => formatAmount(i.amount, i.currency) },
   { label: 'Overpayment', num: true, cell: (i) => (i.overpayment ? formatAmount(i.overpayment, i.currency) : '—') },
   { label: 'Description', sort: 'description', cell: (i) => i.description ?? '' },
