@@ -80,7 +80,8 @@ export class QueueLoader {
         do {
           this.loadAgain = false;
           this.full = this.queues.size >= this.o.memoryLimit;
-          if (!this.o.isRunning() || this.full) break;
+          // PostgreSQL without the liveness lock: nothing can be claimed; read on once it is held again.
+          if (!this.o.isRunning() || this.full || this.o.leases?.owner === null) break;
           const rows = handed ?? (await outbox.pendingAfter(this.o.store.db, this.loadedUpTo, LOAD_BATCH));
           if (rows.length === 0) break;
           await this.admit(rows);
@@ -147,7 +148,7 @@ export class QueueLoader {
    * Admits the rows of keys this worker holds or can claim. A key taken over from another (or
    * from our own lapsed lease) may have older rows this worker skipped: they are read by key.
    */
-  private async admitLeased(rows: readonly PendingDelivery[], leases: KeyLeases): Promise<void> {
+  private async admitLeased(rows: readonly PendingDelivery[], leases: KeyLeases, again = true): Promise<void> {
     const wanted = new Map<string, LeaseKey>();
     for (const row of rows) {
       const key = leaseKeyOf(row.endpointId, row.orderingKey);
@@ -155,16 +156,20 @@ export class QueueLoader {
     }
     const claimed = await leases.claim([...wanted.values()]);
     for (const key of claimed.resumed) this.loadingKeys.add(key);
+    const missed: PendingDelivery[] = [];
     for (const row of rows) {
       const key = leaseKeyOf(row.endpointId, row.orderingKey);
       // A key being read by key gets this row from that read (or the next rescan), in id order.
       if (!claimed.resumed.has(key) && !this.loadingKeys.has(key) && leases.holds(key)) this.queues.add(row);
+      // Held when this began, given back while claiming the others: claimed afresh.
+      else if (!wanted.has(key) && !this.loadingKeys.has(key) && !leases.isReleasing(key)) missed.push(row);
     }
     try {
       await this.loadKeys([...claimed.resumed].map((key) => wanted.get(key)!));
     } finally {
       for (const key of claimed.resumed) this.loadingKeys.delete(key);
     }
+    if (missed.length > 0 && again) await this.admitLeased(missed, leases, false);
   }
 
   /** Reads every pending row of keys just taken over, in id order (rows over a key's cap are parked). */
@@ -184,12 +189,14 @@ export class QueueLoader {
     }
   }
 
-  /** Takes over keys whose lease expired (their worker died or stalled) and reads their rows. */
+  /** Finds dead workers, takes over keys whose lease expired (a dead worker's after its grace) and reads their rows. */
   async takeOverExpired(): Promise<void> {
     const leases = this.o.leases;
     if (!leases) return;
     let taken: LeaseKey[] = [];
     try {
+      const marked = await leases.markDead();
+      if (marked > 0) this.o.logger?.warn({ leases: marked }, 'a webhook worker is gone (its liveness lock is free): its keys are taken over after a grace');
       taken = await leases.takeExpired(leases.takeoverRoom(TAKEOVER_BATCH));
       for (const k of taken) this.loadingKeys.add(k.key);
       for (const id of new Set(taken.map((k) => k.endpointId))) {

@@ -8,6 +8,7 @@ import * as ep from './endpoints.js';
 import { judgeAttempt } from './judge.js';
 import { measureLag, type DeliveryLag } from './lag.js';
 import { KeyLeases, leaseKeyOf } from './leases.js';
+import { WorkerLiveness } from './liveness.js';
 import type { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
 import { DeliveryQueues, type Queue } from './queues.js';
@@ -32,7 +33,7 @@ export interface WorkerOptions {
   historyMs: number;
   memoryLimit: number;
   perKeyLimit: number;
-  /** PostgreSQL: this worker's name and the lease length on ordering keys (many workers on one database). */
+  /** PostgreSQL: this worker's name, and how long it keeps an idle key's lease (many workers on one database). */
   lease: { owner: string; leaseMs: number } | null;
 }
 
@@ -66,16 +67,26 @@ export class DeliveryWorker {
   private intervals: NodeJS.Timeout[] = [];
   /** Leases on ordering keys (PostgreSQL), or null (SQLite: one process holds every key). */
   private readonly leases: KeyLeases | null;
+  /** PostgreSQL: the lock that says this worker is alive; its leases last while it is held. */
+  private readonly liveness: WorkerLiveness | null;
+  /** Bumped when the liveness lock is lost: reports of attempts started before are of cut attempts. */
+  private generation = 0;
+  /** Keys held with nothing to deliver at the last sweep: given back if still idle at the next. */
+  private idleAtLastSweep = new Set<string>();
   private rebalancing = false;
-  /** Lease work under way (renewal, rebalance, takeover): stop() lets it end before giving the leases back. */
+  /** Lease work under way (sweep, rebalance, takeover): stop() lets it end before giving the leases back. */
   private readonly leaseWork = new Set<Promise<unknown>>();
-  /** Lease time an attempt needs left to start: waiting for a connection, then the exchange, each up to the timeout. */
-  private readonly attemptLeaseMs: number;
+  /** Longest an attempt can last: waiting for a connection, then the exchange, each up to the timeout. */
+  private readonly attemptMs: number;
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
-    this.leases = o.lease && o.store.dialect === 'postgres' ? new KeyLeases(o.store.db, o.lease.owner, o.lease.leaseMs) : null;
-    this.attemptLeaseMs = 2 * o.sender.timeoutMs + 250;
+    this.leases = o.lease && o.store.dialect === 'postgres' ? new KeyLeases(o.store.db, o.lease.leaseMs) : null;
+    this.liveness =
+      this.leases && o.lease
+        ? new WorkerLiveness({ store: o.store, name: o.lease.owner, logger: o.logger, alive: (owner, previous) => this.regained(owner, previous), lost: () => this.livenessLost() })
+        : null;
+    this.attemptMs = 2 * o.sender.timeoutMs + 250;
     const isRunning = () => this.running;
     this.loader = new QueueLoader({
       store: o.store,
@@ -117,6 +128,8 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     this.sender = await this.startSender();
+    // Alive (or retrying in the background) before the first claim.
+    await this.liveness?.start();
     await this.loader.loadNew();
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
@@ -128,9 +141,7 @@ export class DeliveryWorker {
     // PostgreSQL ids can commit out of order: re-read the last ~30 s of ids for late commits.
     if (this.o.store.dialect === 'postgres') every(5000, () => void this.loader.rescan());
     if (this.leases) {
-      // Present at once, so the workers already running give this one a share at their next renewal.
-      await this.leases.census().catch((err) => this.o.logger?.warn({ err }, 'announcing this webhook worker failed; retried with the next renewal'));
-      every(this.leases.leaseMs / 4, () => this.leaseTask(() => this.renewLeases()));
+      every(this.leases.leaseMs / 4, () => this.leaseTask(() => this.sweepLeases()));
       every(this.o.pollIntervalMs, () => this.leaseTask(() => this.loader.takeOverExpired()));
       every(ENDPOINT_REFRESH_MS, () => void this.refreshEndpoints());
     }
@@ -148,10 +159,34 @@ export class DeliveryWorker {
     await this.recorder.flushNow();
     await this.sender?.close();
     this.sender = null;
-    // A renewal, census or takeover finishing after the release would leave a live lease behind.
+    // A sweep, census or takeover finishing after the release would leave a live lease behind.
     while (this.leaseWork.size > 0) await Promise.allSettled([...this.leaseWork]);
     // Everything sent is recorded: other workers may take the keys at once.
-    await this.leases?.releaseAll().catch((err) => this.o.logger?.warn({ err }, 'releasing webhook leases failed; they expire on their own'));
+    await this.leases?.releaseAll().catch((err) => this.o.logger?.warn({ err }, 'releasing webhook leases failed; others take them once this worker is gone'));
+    await this.liveness?.stop();
+  }
+
+  /** The liveness lock is lost (or in doubt): no attempt starts, and those in flight are cut now. */
+  private livenessLost(): void {
+    this.leases?.lose();
+    this.generation++;
+    this.sender?.abort();
+  }
+
+  /**
+   * The liveness lock is held as `owner`: after a loss, keeps the keys nobody took meanwhile, drops
+   * the others' queues, and reads what was skipped while no lock was held.
+   */
+  private async regained(owner: string, previous: string | null): Promise<void> {
+    const held = await this.leases!.begin(owner, previous);
+    if (previous === null) return;
+    for (const q of [...this.queues.queues.values()]) if (!held.has(leaseKeyOf(q.endpointId, q.orderingKey))) this.queues.dropQueue(q);
+    setImmediate(() => {
+      void this.loader.loadNew();
+      void this.loader.rescan();
+      this.leaseTask(() => this.loader.takeOverExpired());
+      this.pump();
+    });
   }
 
   /**
@@ -193,36 +228,31 @@ export class DeliveryWorker {
     this.leaseWork.add(task);
   }
 
-  /** Extends the leases of keys with work here; drops the queues of keys another worker took over. */
-  private async renewLeases(): Promise<void> {
+  /** Gives back keys idle here since the last sweep; gives keys away when holding more than a fair share. */
+  private async sweepLeases(): Promise<void> {
     const leases = this.leases;
-    if (!leases || !this.running) return;
-    const keys = new Map<string, { endpointId: number; orderingKey: string | null }>();
+    if (!leases || !this.running || leases.owner === null) return;
+    const mine = new Map<string, { endpointId: number; orderingKey: string | null }>();
     for (const q of this.queues.queues.values()) {
       const key = leaseKeyOf(q.endpointId, q.orderingKey);
-      // Keys being given away (rebalance, still waiting for their attempts in flight) are not kept.
-      if (!leases.isReleasing(key)) keys.set(key, q);
+      if (leases.holds(key)) mine.set(key, q);
     }
+    const idle = [...leases.heldKeys].filter((key) => !mine.has(key));
+    const giveBack = idle.filter((key) => this.idleAtLastSweep.has(key));
+    this.idleAtLastSweep = new Set(idle.filter((key) => !this.idleAtLastSweep.has(key)));
     try {
-      const lost = await leases.renew([...keys.keys()]);
-      for (const key of lost) {
-        const k = keys.get(key)!;
-        keys.delete(key);
-        for (const q of this.queues.queuesOfLease(k.endpointId, k.orderingKey)) this.queues.dropQueue(q);
-      }
-      if (lost.length > 0) this.o.logger?.warn({ keys: lost.length }, 'webhook ordering keys were taken over by another worker (lease expired here)');
-      // One at a time, beside the renewals (it may wait for attempts in flight).
-      if (!this.rebalancing && this.running) {
-        this.rebalancing = true;
-        this.leaseTask(() =>
-          this.rebalance(leases, keys)
-            .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
-            .finally(() => (this.rebalancing = false)),
-        );
-      }
+      await leases.releaseIdle(giveBack);
     } catch (err) {
-      // Attempts stop when the leases run short (pump); the next renewal may still save them.
-      this.o.logger?.warn({ err }, 'renewing webhook leases failed');
+      this.o.logger?.warn({ err }, 'giving back idle webhook ordering keys failed; claimed again when they get work');
+    }
+    // One at a time, beside the sweeps (it may wait for attempts in flight).
+    if (!this.rebalancing && this.running) {
+      this.rebalancing = true;
+      this.leaseTask(() =>
+        this.rebalance(leases, mine)
+          .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
+          .finally(() => (this.rebalancing = false)),
+      )
     }
   }
 
@@ -240,9 +270,12 @@ export class DeliveryWorker {
     leases.forget(picked.map(([key]) => key));
     const queuesOf = (k: { endpointId: number; orderingKey: string | null }) => this.queues.queuesOfLease(k.endpointId, k.orderingKey);
     const busy = () => picked.some(([, k]) => queuesOf(k).some((q) => q.inFlight));
-    for (const end = performance.now() + this.attemptLeaseMs; busy() && performance.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 10));
-    // A key still in flight (cannot be: the timeout bounds it) is kept; the next renewal holds it again.
+    for (const end = performance.now() + this.attemptMs; busy() && performance.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    // A key still in flight (cannot be: the timeout bounds it) is kept, its queue due again.
     const giving = picked.filter(([, k]) => !queuesOf(k).some((q) => q.inFlight));
+    const kept = picked.filter(([, k]) => queuesOf(k).some((q) => q.inFlight));
+    leases.keep(kept.map(([key]) => key));
+    for (const [, k] of kept) for (const q of queuesOf(k)) if (!q.inFlight && this.queues.headOf(q)) this.queues.schedule(q, this.o.clock.now());
     for (const [, k] of giving) for (const q of queuesOf(k)) this.queues.dropQueue(q);
     await this.recorder.flushNow();
     await leases.release(giving.map(([key]) => key));
@@ -309,7 +342,8 @@ export class DeliveryWorker {
 
   /** Starts every due attempt the concurrency allows, then sleeps until the next one is due. */
   private pump(): void {
-    if (!this.running) return;
+    // PostgreSQL: nothing starts while the liveness lock is not held (regained() pumps again).
+    if (!this.running || (this.leases && (this.leases.owner === null || !this.liveness!.alive))) return;
     const now = this.o.clock.now();
     while (this.inFlightCount < this.o.concurrency) {
       const q = this.queues.popDue(now);
@@ -323,16 +357,14 @@ export class DeliveryWorker {
         waiting.push(q);
         continue;
       }
-      // Another worker may take the key once the lease ends: start nothing that could outlast it.
-      if (this.leases && this.leases.remaining(leaseKeyOf(q.endpointId, q.orderingKey)) < this.attemptLeaseMs) {
-        this.queues.schedule(q, now + Math.min(1000, this.leases.leaseMs / 4));
-        continue;
-      }
+      // Being given away (rebalance): that drops the queue, or keeps it and schedules it again.
+      if (this.leases && !this.leases.holds(leaseKeyOf(q.endpointId, q.orderingKey))) continue;
       const row = this.queues.headOf(q)!;
       q.inFlight = true;
       this.inFlightCount++;
       this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 0) + 1);
-      const done = (report: AttemptReport) => this.completed(q, row, endpoint, report);
+      const generation = this.generation;
+      const done = (report: AttemptReport) => this.completed(q, row, endpoint, report, generation);
       try {
         this.sender!.send(endpoint, row, now, done);
       } catch (err) {
@@ -366,7 +398,7 @@ export class DeliveryWorker {
   }
 
   /** One attempt's report: judge it, queue its recording, move the queue on. */
-  private completed(q: Queue, row: PendingDelivery, endpoint: Endpoint, report: AttemptReport): void {
+  private completed(q: Queue, row: PendingDelivery, endpoint: Endpoint, report: AttemptReport, generation: number): void {
     const now = this.o.clock.now();
     this.inFlightCount--;
     this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 1) - 1);
@@ -377,7 +409,13 @@ export class DeliveryWorker {
     this.endpointLatency.set(endpoint.id, avg === undefined ? l : avg + (l - avg) / (l > avg ? 2 : 16));
     const live = this.endpoints.get(endpoint.id);
     const dropped = !this.queues.isLive(q);
-    if (!live) {
+    if (generation !== this.generation) {
+      // Cut when the liveness lock was lost: no outcome; the row is sent again, by whoever holds its key.
+      if (dropped) {
+        this.queues.shift(q);
+        this.queues.forget(row.id);
+      } else this.queues.schedule(q, now);
+    } else if (!live) {
       // Deleted while in flight: nothing left to record.
       this.queues.shift(q);
       this.queues.forget(row.id);
