@@ -75,6 +75,7 @@ export class QueueLoader {
       return this.loading;
     }
     let handed = committed && this.followOn(committed) ? committed : null;
+    // Cleared after the run settles: a run that ends before its first await must not clear it first.
     this.loading = (async () => {
       try {
         do {
@@ -92,10 +93,8 @@ export class QueueLoader {
         } while (this.loadAgain);
       } catch (err) {
         this.o.logger?.error({ err }, 'webhook outbox read failed; retrying on the next poll');
-      } finally {
-        this.loading = null;
       }
-    })();
+    })().finally(() => (this.loading = null));
     return this.loading;
   }
 

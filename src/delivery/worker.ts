@@ -73,6 +73,8 @@ export class DeliveryWorker {
   private generation = 0;
   /** Keys held with nothing to deliver at the last sweep: given back if still idle at the next. */
   private idleAtLastSweep = new Set<string>();
+  /** Keys an attempt started for since the last sweep: not idle, even if nothing waits now. */
+  private usedSinceSweep = new Set<string>();
   private rebalancing = false;
   /** Lease work under way (sweep, rebalance, takeover): stop() lets it end before giving the leases back. */
   private readonly leaseWork = new Set<Promise<unknown>>();
@@ -237,7 +239,8 @@ export class DeliveryWorker {
       const key = leaseKeyOf(q.endpointId, q.orderingKey);
       if (leases.holds(key)) mine.set(key, q);
     }
-    const idle = [...leases.heldKeys].filter((key) => !mine.has(key));
+    const idle = [...leases.heldKeys].filter((key) => !mine.has(key) && !this.usedSinceSweep.has(key));
+    this.usedSinceSweep = new Set();
     const giveBack = idle.filter((key) => this.idleAtLastSweep.has(key));
     this.idleAtLastSweep = new Set(idle.filter((key) => !this.idleAtLastSweep.has(key)));
     try {
@@ -358,7 +361,11 @@ export class DeliveryWorker {
         continue;
       }
       // Being given away (rebalance): that drops the queue, or keeps it and schedules it again.
-      if (this.leases && !this.leases.holds(leaseKeyOf(q.endpointId, q.orderingKey))) continue;
+      if (this.leases) {
+        const key = leaseKeyOf(q.endpointId, q.orderingKey);
+        if (!this.leases.holds(key)) continue;
+        this.usedSinceSweep.add(key);
+      }
       const row = this.queues.headOf(q)!;
       q.inFlight = true;
       this.inFlightCount++;
