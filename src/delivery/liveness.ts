@@ -5,10 +5,12 @@
 // (leases.ts, markDead). The worker pings its session and, the moment a ping fails or is late, stops
 // sending and cuts its attempts in flight, so none outlasts its leases; it then takes the lock again
 // under a new name (a name's leases are never held twice) and keeps those of its keys nobody took.
+// The same session LISTENs for new deliveries, so a worker reads rows another process committed at once.
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { Store } from '../store/db.js';
 import { tryMemberLock } from '../store/locks.js';
+import { OUTBOX_CHANNEL } from './outbox.js';
 
 /** How often the session is pinged. */
 const PING_MS = 500;
@@ -28,6 +30,8 @@ export interface LivenessOptions {
   alive(owner: string, previous: string | null): Promise<void>;
   /** The lock is (or may be) gone: stop every attempt now. */
   lost(owner: string): void;
+  /** Deliveries were committed (by any process). */
+  committed(): void;
 }
 
 export class WorkerLiveness {
@@ -79,6 +83,9 @@ export class WorkerLiveness {
         let owner = this.nextName();
         while (!(await tryMemberLock(client, 'deliveryWorker', owner))) owner = this.nextName();
         this.owner = owner;
+        const { rows } = await client.query<{ channel: string }>(`select ${OUTBOX_CHANNEL} as channel`);
+        await client.query(`LISTEN "${rows[0]!.channel.replace(/"/g, '""')}"`);
+        client.on('notification', () => this.o.committed());
         await this.o.alive(owner, this.last);
         this.last = owner;
         failures = 0;

@@ -104,8 +104,13 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
       written.push(...rows);
     } else written = null;
   }
+  // Heard at commit by every worker's liveness session (liveness.ts): rows of keys held elsewhere are read at once.
+  if (dialect === 'postgres') await sql`select pg_notify(${sql.raw(OUTBOX_CHANNEL)}, '')`.execute(db);
   return written;
 }
+
+/** PostgreSQL: the channel of new deliveries, one per schema (SQL text). */
+export const OUTBOX_CHANNEL = "'tonwatch_outbox_' || current_schema()";
 
 /** A delivery's ordering key as leases name it (null: the endpoint's unordered deliveries). */
 export interface OutboxKey {
