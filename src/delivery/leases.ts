@@ -9,6 +9,7 @@
 import { sql, type Kysely } from 'kysely';
 import { toNum } from '../store/db.js';
 import { LOCKS, memberLockKey } from '../store/locks.js';
+import { KEYS_GIVEN_AWAY, OUTBOX_CHANNEL } from './outbox.js';
 
 /** The database's own clock in ms, so leases never depend on the workers' clocks agreeing. */
 const DB_NOW = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
@@ -249,6 +250,8 @@ export class KeyLeases {
     try {
       await sql`update delivery_leases set owner = ${RELEASED + this.current}, expires_at = ${DB_NOW} - 1
         where owner = ${this.current} and lease_key = any(${keys}::text[])`.execute(this.db);
+      // The other workers take them over now rather than at their next poll.
+      await sql`select pg_notify(${sql.raw(OUTBOX_CHANNEL)}, ${KEYS_GIVEN_AWAY})`.execute(this.db);
     } finally {
       for (const key of keys) this.releasing.delete(key);
     }
@@ -279,5 +282,6 @@ export class KeyLeases {
     if (owner === null) return;
     await sql`update delivery_leases set expires_at = 0 where owner = ${owner} and lease_key <> ${PRESENCE + owner}`.execute(this.db);
     await sql`delete from delivery_leases where lease_key = ${PRESENCE + owner}`.execute(this.db);
+    await sql`select pg_notify(${sql.raw(OUTBOX_CHANNEL)}, ${KEYS_GIVEN_AWAY})`.execute(this.db);
   }
 }

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { Store } from '../store/db.js';
 import { tryMemberLock } from '../store/locks.js';
-import { OUTBOX_CHANNEL } from './outbox.js';
+import { KEYS_GIVEN_AWAY, OUTBOX_CHANNEL } from './outbox.js';
 
 /** How often the session is pinged. */
 const PING_MS = 500;
@@ -30,8 +30,8 @@ export interface LivenessOptions {
   alive(owner: string, previous: string | null): Promise<void>;
   /** The lock is (or may be) gone: stop every attempt now. */
   lost(owner: string): void;
-  /** Deliveries were committed (by any process). */
-  committed(): void;
+  /** Deliveries were committed (by any process), or (`keysGivenAway`) a worker gave leases away. */
+  committed(keysGivenAway: boolean): void;
 }
 
 export class WorkerLiveness {
@@ -85,7 +85,7 @@ export class WorkerLiveness {
         this.owner = owner;
         const { rows } = await client.query<{ channel: string }>(`select ${OUTBOX_CHANNEL} as channel`);
         await client.query(`LISTEN "${rows[0]!.channel.replace(/"/g, '""')}"`);
-        client.on('notification', () => this.o.committed());
+        client.on('notification', (n) => this.o.committed(n.payload === KEYS_GIVEN_AWAY));
         await this.o.alive(owner, this.last);
         this.last = owner;
         failures = 0;

@@ -111,6 +111,8 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
 
 /** PostgreSQL: the channel of new deliveries, one per schema (SQL text). */
 export const OUTBOX_CHANNEL = "'tonwatch_outbox_' || current_schema()";
+/** Payload on OUTBOX_CHANNEL when a worker gave leases away (leases.ts): take them over now. */
+export const KEYS_GIVEN_AWAY = 'keys';
 
 /** A delivery's ordering key as leases name it (null: the endpoint's unordered deliveries). */
 export interface OutboxKey {

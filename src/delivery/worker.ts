@@ -86,7 +86,7 @@ export class DeliveryWorker {
     this.leases = o.lease && o.store.dialect === 'postgres' ? new KeyLeases(o.store.db, o.lease.leaseMs) : null;
     this.liveness =
       this.leases && o.lease
-        ? new WorkerLiveness({ store: o.store, name: o.lease.owner, logger: o.logger, alive: (owner, previous) => this.regained(owner, previous), lost: () => this.livenessLost(), committed: () => void this.loader.loadNew() })
+        ? new WorkerLiveness({ store: o.store, name: o.lease.owner, logger: o.logger, alive: (owner, previous) => this.regained(owner, previous), lost: () => this.livenessLost(), committed: (keysGivenAway) => (keysGivenAway ? this.leaseTask(() => this.loader.takeOverExpired()) : void this.loader.loadNew()) })
         : null;
     this.attemptMs = 2 * o.sender.timeoutMs + 250;
     const isRunning = () => this.running;
