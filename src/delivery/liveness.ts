@@ -85,7 +85,8 @@ export class WorkerLiveness {
         this.owner = owner;
         const { rows } = await client.query<{ channel: string }>(`select ${OUTBOX_CHANNEL} as channel`);
         await client.query(`LISTEN "${rows[0]!.channel.replace(/"/g, '""')}"`);
-        client.on('notification', (n) => this.o.committed(n.payload === KEYS_GIVEN_AWAY));
+        // Its own announcements aside: this worker took those rows from memory already.
+        client.on('notification', (n) => n.payload !== this.o.name && this.o.committed(n.payload === KEYS_GIVEN_AWAY));
         await this.o.alive(owner, this.last);
         this.last = owner;
         failures = 0;
