@@ -86,7 +86,14 @@ export class DeliveryWorker {
     this.leases = o.lease && o.store.dialect === 'postgres' ? new KeyLeases(o.store.db, o.lease.leaseMs) : null;
     this.liveness =
       this.leases && o.lease
-        ? new WorkerLiveness({ store: o.store, name: o.lease.owner, logger: o.logger, alive: (owner, previous) => this.regained(owner, previous), lost: () => this.livenessLost(), committed: (keysGivenAway) => (keysGivenAway ? this.leaseTask(() => this.loader.takeOverExpired()) : void this.loader.loadNew()) })
+        ? new WorkerLiveness({
+            store: o.store,
+            name: o.lease.owner,
+            logger: o.logger,
+            alive: (owner, previous) => this.regained(owner, previous),
+            lost: () => this.livenessLost(),
+            committed: (keysGivenAway) => (keysGivenAway ? this.leaseTask(() => this.loader.takeOverExpired()) : void this.loader.loadNew()),
+          })
         : null;
     this.attemptMs = 2 * o.sender.timeoutMs + 250;
     const isRunning = () => this.running;
@@ -255,7 +262,7 @@ export class DeliveryWorker {
         this.rebalance(leases, mine)
           .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
           .finally(() => (this.rebalancing = false)),
-      )
+      );
     }
   }
 
