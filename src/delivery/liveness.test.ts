@@ -49,11 +49,11 @@ describe.skipIf(!dialects.includes('postgres'))('webhook delivery latency on Pos
   it('a key quiet for spells up to longer than a lease gets its next webhook at once', async () => {
     const { store, endpointId } = await setup();
     // Before issue 35 a lease with less than twice the timeout left held a key's work until the next
-    // renewal (every quarter lease, 2 s here): spells of 3.75–8 s waited up to 2 s.
-    const engine = new DeliveryEngine({ store, allowLoopback: true, timeoutMs: 2000, leaseMs: 8000, workerId: 'quiet' });
+    // renewal (every quarter lease, 4 s here): spells of 11.75–16 s waited up to 4 s.
+    const engine = new DeliveryEngine({ store, allowLoopback: true, timeoutMs: 2000, leaseMs: 16_000, workerId: 'quiet' });
     engines.push(engine);
     await engine.start();
-    const quietMs = [3000, 4500, 5500, 6500, 7500, 9500];
+    const quietMs = [3000, 7000, 12_500, 13_500, 14_500, 15_500, 18_000];
     const first = quietMs.map((_, i) => intent(endpointId, `q${i}`, 0));
     engine.notify(await store.db.transaction().execute((trx) => engine.enqueue(trx, first)));
     await receiver!.waitFor(first.length, 10_000);
@@ -68,10 +68,10 @@ describe.skipIf(!dialects.includes('postgres'))('webhook delivery latency on Pos
         return receiver!.requests.find((r) => r.body === body)!.at - enqueued;
       }),
     );
-    console.log(`after quiet spells of ${quietMs.join(', ')} ms (lease 8 s): webhook ${latencies.join(', ')} ms after the enqueue`);
-    // Normal delivery latency on loopback is milliseconds; a renewal tick's wait is up to 2 s here.
-    for (const ms of latencies) expect(ms).toBeLessThan(500);
-  }, 40_000);
+    console.log(`after quiet spells of ${quietMs.join(', ')} ms (lease 16 s): webhook ${latencies.join(', ')} ms after the enqueue`);
+    // Normal delivery latency on loopback is milliseconds (more on a loaded machine); a renewal tick's wait was up to 4 s.
+    for (const ms of latencies) expect(ms).toBeLessThan(1000);
+  }, 60_000);
 
   it.each([3, 15])('every connection reset and refused for %i s under load: deliveries resume within 2 s of the store answering, none lost, in order', async (cutSeconds) => {
     const { store, schema, endpointId, producer } = await setup();
