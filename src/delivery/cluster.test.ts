@@ -212,9 +212,16 @@ describe.skipIf(!dialects.includes('postgres'))('delivery across workers on one 
       return { status: 200, delayMs: workerOf(r) === victim ? 10_000 : 5 };
     };
     const all = intents(endpointId, 16, 25, 16);
-    for (let i = 0; i < all.length; i += 16) {
-      await store.db.transaction().execute((trx) => new DeliveryEngine({ store, allowLoopback: true }).enqueue(trx, all.slice(i, i + 16)));
-    }
+    /** Enqueues `intents` in transactions of 16, as producers elsewhere would (the workers poll for them). */
+    const enqueue = async (part: readonly DeliveryIntent[]) => {
+      for (let i = 0; i < part.length; i += 16) {
+        await store.db.transaction().execute((trx) => new DeliveryEngine({ store, allowLoopback: true }).enqueue(trx, part.slice(i, i + 16)));
+      }
+    };
+    // The second half after the first kill: a killed worker's keys move on within seconds, and the
+    // second kill needs deliveries still to come.
+    const half = 16 * 13;
+    await enqueue(all.slice(0, half));
 
     /** Kills the worker of the next request while that request waits at the receiver for an answer; returns the request. */
     const killMidDelivery = async () => {
@@ -235,7 +242,8 @@ describe.skipIf(!dialects.includes('postgres'))('delivery across workers on one 
     await until(() => receiver.requests.length >= 60, 30_000, 'deliveries under way');
     const first = await killMidDelivery();
     workers.set('w4', await spawnWorker('w4'));
-    await until(() => receiver.requests.length >= 200, 60_000, 'more deliveries');
+    await enqueue(all.slice(half));
+    await until(() => receiver.requests.length >= 250, 60_000, 'more deliveries');
     const second = await killMidDelivery();
 
     await until(async () => (await outboxStates(store)).pending === undefined, 90_000, 'every delivery recorded');
