@@ -329,7 +329,7 @@ const bench: Benchmark = {
   name: 'webhooks',
   description: 'Event log → webhook router → durable outbox → worker → local receiver (deliveries/s, block → first attempt); baseline: autocannon alone posting the same bodies.',
   issue: 5,
-  budgetSeconds: 150,
+  budgetSeconds: 180,
   async run(ctx) {
     const rows: BenchRow[] = [];
     const receiver = await ReceiverProcess.start();

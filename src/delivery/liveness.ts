@@ -14,8 +14,11 @@ import { KEYS_GIVEN_AWAY, OUTBOX_CHANNEL } from './outbox.js';
 
 /** How often the session is pinged. */
 const PING_MS = 500;
-/** A ping unanswered this long means the session is lost (well within SESSION_IDLE_MS). */
-const PING_TIMEOUT_MS = 1500;
+/**
+ * A ping unanswered this long means the session is lost: at most PING_MS + this after the last answer's
+ * ping went out, before the server can end a silent session (SESSION_IDLE_MS after it last heard from it).
+ */
+const PING_TIMEOUT_MS = 2500;
 /** The server ends a session silent this long, freeing the lock of a worker cut off. */
 const SESSION_IDLE_MS = 5000;
 /** Waits between attempts to take the lock again: short at first, never over a second. */
@@ -118,7 +121,10 @@ export class WorkerLiveness {
       let timer: NodeJS.Timeout | undefined;
       let sent = 0;
       let answered = true;
+      let ended = false;
       const end = (reason: string) => {
+        if (ended) return;
+        ended = true;
         clearInterval(timer);
         client.off('end', onEnd);
         this.wake = null;
@@ -129,7 +135,8 @@ export class WorkerLiveness {
       this.wake = () => end('stopping');
       timer = setInterval(() => {
         if (!answered) {
-          if (performance.now() - sent > PING_TIMEOUT_MS) end(`no answer within ${PING_TIMEOUT_MS} ms`);
+          // After the I/O already waiting: a blocked event loop is not a silent server.
+          if (performance.now() - sent > PING_TIMEOUT_MS) setImmediate(() => !answered && end(`no answer within ${PING_TIMEOUT_MS} ms`));
           return;
         }
         answered = false;
