@@ -9,6 +9,7 @@ import { judgeAttempt } from './judge.js';
 import { measureLag, type DeliveryLag } from './lag.js';
 import { KeyLeases, leaseKeyOf } from './leases.js';
 import { WorkerLiveness } from './liveness.js';
+import { KeySharing } from './sharing.js';
 import type { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
 import { DeliveryQueues, type Queue } from './queues.js';
@@ -71,15 +72,10 @@ export class DeliveryWorker {
   private readonly liveness: WorkerLiveness | null;
   /** Bumped when the liveness lock is lost: reports of attempts started before are of cut attempts. */
   private generation = 0;
-  /** Keys held with nothing to deliver at the last sweep: given back if still idle at the next. */
-  private idleAtLastSweep = new Set<string>();
-  /** Keys an attempt started for since the last sweep: not idle, even if nothing waits now. */
-  private usedSinceSweep = new Set<string>();
-  private rebalancing = false;
+  /** Giving back idle keys and keys over a fair share (PostgreSQL). */
+  private readonly sharing: KeySharing | null;
   /** Lease work under way (sweep, rebalance, takeover): stop() lets it end before giving the leases back. */
   private readonly leaseWork = new Set<Promise<unknown>>();
-  /** Longest an attempt can last: waiting for a connection, then the exchange, each up to the timeout. */
-  private readonly attemptMs: number;
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
@@ -95,7 +91,19 @@ export class DeliveryWorker {
             committed: (keysGivenAway) => (keysGivenAway ? this.leaseTask(() => this.loader.takeOverExpired()) : void this.loader.loadNew()),
           })
         : null;
-    this.attemptMs = 2 * o.sender.timeoutMs + 250;
+    this.sharing = this.leases
+      ? new KeySharing({
+          leases: this.leases,
+          queues: this.queues,
+          clock: o.clock,
+          logger: o.logger,
+          // Waiting for a connection, then the exchange, each up to the timeout.
+          attemptMs: 2 * o.sender.timeoutMs + 250,
+          isRunning: () => this.running,
+          flushNow: () => this.recorder.flushNow(),
+          task: (work) => this.leaseTask(work),
+        })
+      : null;
     const isRunning = () => this.running;
     this.loader = new QueueLoader({
       store: o.store,
@@ -150,7 +158,7 @@ export class DeliveryWorker {
     // PostgreSQL ids can commit out of order: re-read the last ~30 s of ids for late commits.
     if (this.o.store.dialect === 'postgres') every(5000, () => void this.loader.rescan());
     if (this.leases) {
-      every(this.leases.leaseMs / 4, () => this.leaseTask(() => this.sweepLeases()));
+      every(this.leases.leaseMs / 4, () => this.leaseTask(() => this.sharing!.sweep()));
       every(this.o.pollIntervalMs, () => this.leaseTask(() => this.loader.takeOverExpired()));
       every(ENDPOINT_REFRESH_MS, () => void this.refreshEndpoints());
     }
@@ -237,61 +245,6 @@ export class DeliveryWorker {
     this.leaseWork.add(task);
   }
 
-  /** Gives back keys idle here since the last sweep; gives keys away when holding more than a fair share. */
-  private async sweepLeases(): Promise<void> {
-    const leases = this.leases;
-    if (!leases || !this.running || leases.owner === null) return;
-    const mine = new Map<string, { endpointId: number; orderingKey: string | null }>();
-    for (const q of this.queues.queues.values()) {
-      const key = leaseKeyOf(q.endpointId, q.orderingKey);
-      if (leases.holds(key)) mine.set(key, q);
-    }
-    const idle = [...leases.heldKeys].filter((key) => !mine.has(key) && !this.usedSinceSweep.has(key));
-    this.usedSinceSweep = new Set();
-    const giveBack = idle.filter((key) => this.idleAtLastSweep.has(key));
-    this.idleAtLastSweep = new Set(idle.filter((key) => !this.idleAtLastSweep.has(key)));
-    try {
-      await leases.releaseIdle(giveBack);
-    } catch (err) {
-      this.o.logger?.warn({ err }, 'giving back idle webhook ordering keys failed; claimed again when they get work');
-    }
-    // One at a time, beside the sweeps (it may wait for attempts in flight).
-    if (!this.rebalancing && this.running) {
-      this.rebalancing = true;
-      this.leaseTask(() =>
-        this.rebalance(leases, mine)
-          .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
-          .finally(() => (this.rebalancing = false)),
-      );
-    }
-  }
-
-  /**
-   * Keys go to whichever worker reads them first; one holding more than its share of the keys
-   * leased now gives the excess away: no attempt starts for them any more, the ones in flight end,
-   * their queues are dropped and the outcomes so far recorded before the leases go, so the worker
-   * taking them over repeats nothing.
-   */
-  private async rebalance(leases: KeyLeases, mine: Map<string, { endpointId: number; orderingKey: string | null }>): Promise<void> {
-    const { workers } = await leases.census();
-    const excess = mine.size - leases.fairShare();
-    if (workers <= 1 || excess <= 0) return;
-    const picked = [...mine].slice(0, excess);
-    leases.forget(picked.map(([key]) => key));
-    const queuesOf = (k: { endpointId: number; orderingKey: string | null }) => this.queues.queuesOfLease(k.endpointId, k.orderingKey);
-    const busy = () => picked.some(([, k]) => queuesOf(k).some((q) => q.inFlight));
-    for (const end = performance.now() + this.attemptMs; busy() && performance.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 10));
-    // A key still in flight (cannot be: the timeout bounds it) is kept, its queue due again.
-    const giving = picked.filter(([, k]) => !queuesOf(k).some((q) => q.inFlight));
-    const kept = picked.filter(([, k]) => queuesOf(k).some((q) => q.inFlight));
-    leases.keep(kept.map(([key]) => key));
-    for (const [, k] of kept) for (const q of queuesOf(k)) if (!q.inFlight && this.queues.headOf(q)) this.queues.schedule(q, this.o.clock.now());
-    for (const [, k] of giving) for (const q of queuesOf(k)) this.queues.dropQueue(q);
-    await this.recorder.flushNow();
-    await leases.release(giving.map(([key]) => key));
-    this.o.logger?.info({ keys: giving.length, workers }, 'gave webhook ordering keys to other workers (more than a fair share here)');
-  }
-
   /**
    * The sender thread when asked for and possible (an injected resolver is a function, which
    * cannot cross to a thread), else a sender in this thread.
@@ -371,7 +324,7 @@ export class DeliveryWorker {
       if (this.leases) {
         const key = leaseKeyOf(q.endpointId, q.orderingKey);
         if (!this.leases.holds(key)) continue;
-        this.usedSinceSweep.add(key);
+        this.sharing!.used(key);
       }
       const row = this.queues.headOf(q)!;
       q.inFlight = true;
