@@ -2,6 +2,8 @@
 // filled by loader.ts), sends the heads that are due with bounded concurrency, and hands outcomes
 // to recorder.ts, which commits them in batches together with the producers' hooks. One worker per process; the store stays the
 // truth — a delivery is pending until its outcome is recorded, so a crash only repeats attempts.
+// On PostgreSQL it sends only for keys it leases (leases.ts) and only while it holds its liveness
+// lock (liveness.ts); sharing.ts gives keys back and away.
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import * as ep from './endpoints.js';
