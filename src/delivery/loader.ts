@@ -144,31 +144,33 @@ export class QueueLoader {
   }
 
   /**
-   * Admits the rows of keys this worker holds or can claim. A key taken over from another (or
-   * from our own lapsed lease) may have older rows this worker skipped: they are read by key.
+   * Admits the rows of keys this worker holds at once, then those of keys it can claim. A key taken
+   * over from another (or our own, kept after a lost liveness lock) may have older rows this worker
+   * skipped: they are read by key.
    */
-  private async admitLeased(rows: readonly PendingDelivery[], leases: KeyLeases, again = true): Promise<void> {
+  private async admitLeased(rows: readonly PendingDelivery[], leases: KeyLeases): Promise<void> {
     const wanted = new Map<string, LeaseKey>();
     for (const row of rows) {
       const key = leaseKeyOf(row.endpointId, row.orderingKey);
-      if (!wanted.has(key) && !leases.holds(key) && !this.loadingKeys.has(key)) wanted.set(key, { key, endpointId: row.endpointId, orderingKey: row.orderingKey });
+      // A key being read by key gets this row from that read (or the next rescan), in id order.
+      if (this.loadingKeys.has(key)) continue;
+      if (leases.holds(key)) this.queues.add(row);
+      else if (!wanted.has(key)) wanted.set(key, { key, endpointId: row.endpointId, orderingKey: row.orderingKey });
     }
+    if (wanted.size === 0) return;
+    // The held keys' rows go out while the others are claimed.
+    this.o.pump();
     const claimed = await leases.claim([...wanted.values()]);
     for (const key of claimed.resumed) this.loadingKeys.add(key);
-    const missed: PendingDelivery[] = [];
     for (const row of rows) {
       const key = leaseKeyOf(row.endpointId, row.orderingKey);
-      // A key being read by key gets this row from that read (or the next rescan), in id order.
-      if (!claimed.resumed.has(key) && !this.loadingKeys.has(key) && leases.holds(key)) this.queues.add(row);
-      // Held when this began, given back while claiming the others: claimed afresh.
-      else if (!wanted.has(key) && !this.loadingKeys.has(key) && !leases.isReleasing(key)) missed.push(row);
+      if (claimed.fresh.has(key) && leases.holds(key)) this.queues.add(row);
     }
     try {
       await this.loadKeys([...claimed.resumed].map((key) => wanted.get(key)!));
     } finally {
       for (const key of claimed.resumed) this.loadingKeys.delete(key);
     }
-    if (missed.length > 0 && again) await this.admitLeased(missed, leases, false);
   }
 
   /** Reads every pending row of keys just taken over, in id order (rows over a key's cap are parked). */
