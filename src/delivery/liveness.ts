@@ -21,8 +21,8 @@ const PING_MS = 500;
 const PING_TIMEOUT_MS = 2500;
 /** The server ends a session silent this long, freeing the lock of a worker cut off. */
 const SESSION_IDLE_MS = 5000;
-/** Waits between attempts to take the lock again: short at first, never over a second. */
-const RETRY_MS = [50, 250, 500, 1000];
+/** Waits between attempts to take the lock again: short at first, then every half second. */
+const RETRY_MS = [50, 250, 500];
 
 export interface LivenessOptions {
   store: Store;
