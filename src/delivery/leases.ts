@@ -34,12 +34,6 @@ export function leaseKeyOf(endpointId: number, orderingKey: string | null): stri
 
 /** Prefix of a worker's presence row (endpoint 0: never a delivery's key), live while the worker is. */
 const PRESENCE = 'worker:';
-/**
- * A key another worker holds is not asked for again this long: every worker reads every new row, and
- * asking for each of them on every block is work for nothing. A key that comes free is taken by its
- * worker's release (announced), a takeover, or the rescan of recent rows.
- */
-const ELSEWHERE_MS = 2000;
 /** Owner of a lease given away by rebalancing: the giver does not take it back for a lease's time. */
 const RELEASED = 'released:';
 
@@ -65,8 +59,6 @@ export class KeyLeases {
   private idleRelease: Promise<unknown> | null = null;
   /** This worker's name in the lease rows while its liveness lock is held; null while it is not. */
   private current: string | null = null;
-  /** Keys a claim found held by another worker, until when they are not asked for (ELSEWHERE_MS). */
-  private readonly elsewhere = new Map<string, number>();
 
   constructor(
     private readonly db: Kysely<any>,
@@ -127,8 +119,7 @@ export class KeyLeases {
     const out: Claimed = { fresh: new Set(), resumed: new Set() };
     if (this.idleRelease) await this.idleRelease;
     const owner = this.current;
-    const now = performance.now();
-    const keys = wanted.filter((k) => !this.releasing.has(k.key) && !((this.elsewhere.get(k.key) ?? 0) > now));
+    const keys = wanted.filter((k) => !this.releasing.has(k.key));
     if (keys.length === 0 || owner === null) return out;
     // Keys nobody has leased yet: ON CONFLICT DO NOTHING locks no existing row.
     const inserted = await sql<{ lease_key: string }>`
@@ -158,8 +149,6 @@ export class KeyLeases {
     // Lost meanwhile: the rows are owner's, a name nobody holds now; they are adopted or taken over.
     if (this.current !== owner) return { fresh: new Set(), resumed: new Set() };
     for (const key of [...out.fresh, ...out.resumed]) this.held.add(key);
-    if (this.elsewhere.size > 100_000) this.elsewhere.clear();
-    for (const k of keys) if (!out.fresh.has(k.key) && !out.resumed.has(k.key)) this.elsewhere.set(k.key, now + ELSEWHERE_MS);
     return out;
   }
 
@@ -220,10 +209,7 @@ export class KeyLeases {
       return keep;
     });
     if (this.current !== owner) return [];
-    for (const k of taken) {
-      this.held.add(k.key);
-      this.elsewhere.delete(k.key);
-    }
+    for (const k of taken) this.held.add(k.key);
     return taken;
   }
 
