@@ -198,6 +198,8 @@ export class DeliveryWorker {
    */
   private async regained(owner: string, previous: string | null): Promise<void> {
     const held = await this.leases!.begin(owner, previous);
+    // The workers and keys now, so takeovers take a fair share from the start (else one key per poll).
+    await this.leases!.census().catch((err) => this.o.logger?.warn({ err }, 'counting webhook workers failed; counted again at the next sweep'));
     if (previous === null) return;
     for (const q of [...this.queues.queues.values()]) if (!held.has(leaseKeyOf(q.endpointId, q.orderingKey))) this.queues.dropQueue(q);
     setImmediate(() => {
