@@ -13,12 +13,6 @@ import { KEYS_GIVEN_AWAY, OUTBOX_CHANNEL } from './outbox.js';
 
 /** The database's own clock in ms, so leases never depend on the workers' clocks agreeing. */
 const DB_NOW = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
-/**
- * In a statement's WHERE: its commit does not wait for the WAL to reach the disk (an fsync on every
- * claim is most of a claim's time). Safe for lease rows: a database crash that loses the last of them
- * also ends every liveness session, and each worker then keeps only the leases the store still has.
- */
-const NO_FSYNC = sql`(select set_config('synchronous_commit', 'off', true)) = 'off'`;
 /** expires_at of a lease whose owner is alive: it ends with its owner (2^62, after any clock). */
 const LIVE = sql.raw('4611686018427387904');
 /**
@@ -126,7 +120,6 @@ export class KeyLeases {
       insert into delivery_leases (lease_key, endpoint_id, ordering_key, owner, expires_at)
       select k.key, k.endpoint_id, k.ordering_key, ${owner}, ${LIVE}
       from unnest(${keys.map((k) => k.key)}::text[], ${keys.map((k) => k.endpointId)}::bigint[], ${keys.map((k) => k.orderingKey)}::text[]) as k(key, endpoint_id, ordering_key)
-      where ${NO_FSYNC}
       order by k.key
       on conflict (lease_key) do nothing
       returning lease_key`.execute(this.db);
@@ -142,7 +135,6 @@ export class KeyLeases {
           where lease_key = any(${rest}::text[])
             and (owner = ${owner} or (expires_at < ${DB_NOW} and not (owner = ${RELEASED + owner} and expires_at > ${DB_NOW} - ${this.leaseMs})))
           order by lease_key for update skip locked)
-          and ${NO_FSYNC}
         returning lease_key`.execute(this.db);
       for (const r of updated.rows) out.resumed.add(r.lease_key);
     }
@@ -181,7 +173,6 @@ export class KeyLeases {
     const owner = this.current;
     if (owner === null) return [];
     const taken = await this.db.transaction().execute(async (trx) => {
-      await sql`select ${NO_FSYNC}`.execute(trx);
       // Keys this worker gave away (rebalance) are left to the others for a lease's time.
       const { rows } = await sql<{ lease_key: string; endpoint_id: string | number | bigint; ordering_key: string | null }>`
         select lease_key, endpoint_id, ordering_key from delivery_leases
@@ -271,7 +262,7 @@ export class KeyLeases {
     const owner = this.current;
     if (keys.length === 0 || owner === null) return;
     for (const key of keys) this.held.delete(key);
-    const done = sql`delete from delivery_leases where owner = ${owner} and lease_key = any(${keys}::text[]) and ${NO_FSYNC}`.execute(this.db);
+    const done = sql`delete from delivery_leases where owner = ${owner} and lease_key = any(${keys}::text[])`.execute(this.db);
     this.idleRelease = done.catch(() => {});
     try {
       await done;
