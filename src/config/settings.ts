@@ -356,7 +356,7 @@ export const settings = {
     max: 3600,
     default: (c) => Math.max(60, Math.ceil((3 * (c.webhookTimeoutMs as number) + 1000) / 1000)),
     defaultDoc: '`60`, or 3 × `TONWATCH_WEBHOOK_TIMEOUT_MS` + 1 s when that is longer',
-    doc: 'PostgreSQL, many workers: how long a worker\'s lease on a webhook ordering key or an indexer backfill job lasts without renewal, in seconds (renewed every quarter of it). A killed worker\'s keys and jobs are resumed by another this long after it died. At least 3 × TONWATCH_WEBHOOK_TIMEOUT_MS + 1 s.',
+    doc: 'PostgreSQL, many workers: how long an indexer backfill claim lasts without renewal, in seconds (renewed every quarter of it; a killed worker\'s jobs are resumed this long after it died), and how long a webhook worker keeps an ordering key with nothing to deliver (a killed webhook worker\'s keys move within seconds, through its liveness lock). At least 3 × TONWATCH_WEBHOOK_TIMEOUT_MS + 1 s.',
   }),
   readyMaxDeliveryLagSeconds: int({
     env: 'TONWATCH_READY_MAX_DELIVERY_LAG_SECONDS',

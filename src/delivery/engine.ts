@@ -74,12 +74,15 @@ export class DeliveryEngine {
   private readonly hooks = new Map<string, DeliveryHooks>();
   private readonly worker: DeliveryWorker;
   private readonly secretOverlapMs: number;
+  /** This worker's name in the lease rows (and on the outbox channel). */
+  private readonly workerId: string;
 
   constructor(private readonly options: DeliveryEngineOptions) {
     this.clock = options.clock ?? systemClock;
     this.db = options.store.db;
     this.secretOverlapMs = options.secretOverlapMs ?? DAY;
     const timeoutMs = options.timeoutMs ?? 15_000;
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     const leaseMs = options.leaseMs ?? Math.max(60_000, minLeaseMs(timeoutMs));
     if (leaseMs < minLeaseMs(timeoutMs)) {
       throw new Error(`the webhook worker lease (TONWATCH_WORKER_LEASE_SECONDS, ${leaseMs} ms) must be at least 3 × the attempt timeout (TONWATCH_WEBHOOK_TIMEOUT_MS, ${timeoutMs} ms) + 1 s = ${minLeaseMs(timeoutMs)} ms`);
@@ -110,7 +113,7 @@ export class DeliveryEngine {
       historyMs: options.historyMs ?? 7 * DAY,
       memoryLimit: options.memoryLimit ?? 200_000,
       perKeyLimit: options.perKeyLimit ?? 1000,
-      lease: { owner: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, leaseMs },
+      lease: { owner: this.workerId, leaseMs },
     });
   }
 
@@ -163,6 +166,8 @@ export class DeliveryEngine {
    */
   notify(receipt?: EnqueueReceipt): void {
     if (this.worker.isRunning) void this.worker.loadNew(receipt?.rows ?? undefined);
+    // Workers in other processes hear of it on their liveness sessions; a missed one is read at their poll.
+    if (this.options.store.dialect === 'postgres') outbox.announceCommitted(this.db, this.workerId).catch(() => {});
   }
 
   // ---- endpoints ---------------------------------------------------------------------------

@@ -65,6 +65,8 @@ export class OriginClient {
   private waitingHead = 0;
   private sweeper: NodeJS.Timeout | null = null;
   private closed = false;
+  /** abort() is cutting exchanges: none is sent again. */
+  private aborting = false;
   private readonly host: string;
   private readonly port: number;
   private readonly secure: boolean;
@@ -130,7 +132,7 @@ export class OriginClient {
     if (unanswered) {
       // A reused connection the receiver closed as the request went out: the one case worth an
       // immediate second try, on a new connection (receivers dedupe by webhook-id regardless).
-      if (conn.served > 0 && !unanswered.retried && err.code !== 'ETIMEDOUT' && !this.closed) {
+      if (conn.served > 0 && !unanswered.retried && err.code !== 'ETIMEDOUT' && !this.closed && !this.aborting) {
         unanswered.retried = true;
         this.dispatch(unanswered);
       } else {
@@ -180,6 +182,18 @@ export class OriginClient {
   /** Connections open now (idle or busy). */
   get connectionCount(): number {
     return this.open.size;
+  }
+
+  /** Cuts every exchange, queued or in flight (their callbacks get EABORTED); idle connections stay. */
+  abort(): void {
+    this.aborting = true;
+    try {
+      let ex: Exchange | null;
+      while ((ex = this.nextWaiting())) ex.cb(fail('EABORTED', 'attempt cut'), null);
+      for (const conn of [...this.open]) conn.abort();
+    } finally {
+      this.aborting = false;
+    }
   }
 
   /** Fails queued requests, lets in-flight ones finish, then closes every connection. */
@@ -264,6 +278,11 @@ class Connection {
 
   destroy(): void {
     this.die(fail('ECONNRESET', 'closed'));
+  }
+
+  /** Cuts the exchange in flight, if any, with its connection. */
+  abort(): void {
+    if (this.exchange) this.die(fail('EABORTED', 'attempt cut'));
   }
 
   closeWhenDone(): Promise<void> {

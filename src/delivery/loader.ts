@@ -75,12 +75,14 @@ export class QueueLoader {
       return this.loading;
     }
     let handed = committed && this.followOn(committed) ? committed : null;
+    // Cleared after the run settles: a run that ends before its first await must not clear it first.
     this.loading = (async () => {
       try {
         do {
           this.loadAgain = false;
           this.full = this.queues.size >= this.o.memoryLimit;
-          if (!this.o.isRunning() || this.full) break;
+          // PostgreSQL without the liveness lock: nothing can be claimed; read on once it is held again.
+          if (!this.o.isRunning() || this.full || this.o.leases?.owner === null) break;
           const rows = handed ?? (await outbox.pendingAfter(this.o.store.db, this.loadedUpTo, LOAD_BATCH));
           if (rows.length === 0) break;
           await this.admit(rows);
@@ -91,10 +93,8 @@ export class QueueLoader {
         } while (this.loadAgain);
       } catch (err) {
         this.o.logger?.error({ err }, 'webhook outbox read failed; retrying on the next poll');
-      } finally {
-        this.loading = null;
       }
-    })();
+    })().finally(() => (this.loading = null));
     return this.loading;
   }
 
@@ -144,21 +144,27 @@ export class QueueLoader {
   }
 
   /**
-   * Admits the rows of keys this worker holds or can claim. A key taken over from another (or
-   * from our own lapsed lease) may have older rows this worker skipped: they are read by key.
+   * Admits the rows of keys this worker holds at once, then those of keys it can claim. A key taken
+   * over from another (or our own, kept after a lost liveness lock) may have older rows this worker
+   * skipped: they are read by key.
    */
   private async admitLeased(rows: readonly PendingDelivery[], leases: KeyLeases): Promise<void> {
     const wanted = new Map<string, LeaseKey>();
     for (const row of rows) {
       const key = leaseKeyOf(row.endpointId, row.orderingKey);
-      if (!wanted.has(key) && !leases.holds(key) && !this.loadingKeys.has(key)) wanted.set(key, { key, endpointId: row.endpointId, orderingKey: row.orderingKey });
+      // A key being read by key gets this row from that read (or the next rescan), in id order.
+      if (this.loadingKeys.has(key)) continue;
+      if (leases.holds(key)) this.queues.add(row);
+      else if (!wanted.has(key)) wanted.set(key, { key, endpointId: row.endpointId, orderingKey: row.orderingKey });
     }
+    if (wanted.size === 0) return;
+    // The held keys' rows go out while the others are claimed.
+    this.o.pump();
     const claimed = await leases.claim([...wanted.values()]);
     for (const key of claimed.resumed) this.loadingKeys.add(key);
     for (const row of rows) {
       const key = leaseKeyOf(row.endpointId, row.orderingKey);
-      // A key being read by key gets this row from that read (or the next rescan), in id order.
-      if (!claimed.resumed.has(key) && !this.loadingKeys.has(key) && leases.holds(key)) this.queues.add(row);
+      if (claimed.fresh.has(key) && leases.holds(key)) this.queues.add(row);
     }
     try {
       await this.loadKeys([...claimed.resumed].map((key) => wanted.get(key)!));
@@ -184,12 +190,14 @@ export class QueueLoader {
     }
   }
 
-  /** Takes over keys whose lease expired (their worker died or stalled) and reads their rows. */
+  /** Finds dead workers, takes over keys whose lease expired (a dead worker's after its grace) and reads their rows. */
   async takeOverExpired(): Promise<void> {
     const leases = this.o.leases;
     if (!leases) return;
     let taken: LeaseKey[] = [];
     try {
+      const marked = await leases.markDead();
+      if (marked > 0) this.o.logger?.warn({ leases: marked }, 'a webhook worker is gone (its liveness lock is free): its keys are taken over after a grace');
       taken = await leases.takeExpired(leases.takeoverRoom(TAKEOVER_BATCH));
       for (const k of taken) this.loadingKeys.add(k.key);
       for (const id of new Set(taken.map((k) => k.endpointId))) {

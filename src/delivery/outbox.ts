@@ -107,6 +107,19 @@ export async function enqueueDeliveries(db: Kysely<any>, intents: readonly Deliv
   return written;
 }
 
+/** PostgreSQL: the channel of new deliveries, one per schema (SQL text). */
+export const OUTBOX_CHANNEL = "'tonwatch_outbox_' || current_schema()";
+/** Payload on OUTBOX_CHANNEL when a worker gave leases away (leases.ts): take them over now. */
+export const KEYS_GIVEN_AWAY = 'keys';
+
+/**
+ * Tells every worker's liveness session (liveness.ts) that deliveries were committed, so rows of keys
+ * held in other processes are read at once; `from` names the sender, whose own worker already knows.
+ */
+export async function announceCommitted(db: Kysely<any>, from: string): Promise<void> {
+  await sql`select pg_notify(${sql.raw(OUTBOX_CHANNEL)}, ${from})`.execute(db);
+}
+
 /** A delivery's ordering key as leases name it (null: the endpoint's unordered deliveries). */
 export interface OutboxKey {
   endpointId: number;

@@ -25,6 +25,7 @@ port.on('message', (msg: ToThread) => {
     return;
   }
   if (msg.type === 'gone-heard') return sender.goneHeard(msg.upTo);
+  if (msg.type === 'abort') return sender.abort();
   if (msg.reset) urls.clear();
   for (let i = 0; i < msg.urls.length; i += 2) urls.set(msg.urls[i] as number, msg.urls[i + 1] as string);
   const a = msg.attempts;

@@ -28,6 +28,8 @@ export type AttemptDelivery = Pick<PendingDelivery, 'messageId' | 'eventType' | 
 export interface AttemptSender {
   /** One POST; `done` gets every outcome, failures included, never synchronously. */
   send(endpoint: AttemptEndpoint, delivery: AttemptDelivery, nowMs: number, done: (report: AttemptReport) => void): void;
+  /** Cuts every attempt queued or in flight (their sockets closed); each still gets its report. */
+  abort(): void;
   close(): Promise<void>;
 }
 
@@ -167,6 +169,10 @@ export class Sender implements AttemptSender {
     if (this.goneStop === 'here') return void this.goneUpTo.set(url, Math.max(this.goneUpTo.get(url) ?? 0, this.numbered));
     this.goneUpTo.set(url, Infinity);
     this.goneUnheard.push(url);
+  }
+
+  abort(): void {
+    for (const client of this.clients.values()) client.abort();
   }
 
   async close(): Promise<void> {

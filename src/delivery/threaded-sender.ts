@@ -17,6 +17,7 @@ export type ToThread =
   | { type: 'attempts'; reset: boolean; urls: Array<number | string>; attempts: Array<number | string> }
   // One per 410 report, in the order they came: the attempts made before it was heard end at `upTo`.
   | { type: 'gone-heard'; upTo: number }
+  | { type: 'abort' }
   | { type: 'close' };
 /** Attempt id, endpoint slot, request (head and body), time of the attempt (ms). */
 export const ATTEMPT_FIELDS = 4;
@@ -181,6 +182,13 @@ export class ThreadedSender implements AttemptSender {
     this.outgoingUrls = [];
     for (const done of waiting) done({ statusCode: null, error: `sender thread stopped: ${err.message}`, retryAfterMs: null, latencyMs: 0, kind: 'network' });
     this.closing?.();
+  }
+
+  abort(): void {
+    // Attempts not handed over yet go first, so the thread cuts them too.
+    this.flush();
+    this.worker?.postMessage({ type: 'abort' } satisfies ToThread);
+    this.fallback?.abort();
   }
 
   private inThisThread(): Sender {

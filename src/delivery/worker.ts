@@ -2,12 +2,16 @@
 // filled by loader.ts), sends the heads that are due with bounded concurrency, and hands outcomes
 // to recorder.ts, which commits them in batches together with the producers' hooks. One worker per process; the store stays the
 // truth — a delivery is pending until its outcome is recorded, so a crash only repeats attempts.
+// On PostgreSQL it sends only for keys it leases (leases.ts) and only while it holds its liveness
+// lock (liveness.ts); sharing.ts gives keys back and away.
 import type { Logger } from 'pino';
 import type { Store } from '../store/db.js';
 import * as ep from './endpoints.js';
 import { judgeAttempt } from './judge.js';
 import { measureLag, type DeliveryLag } from './lag.js';
 import { KeyLeases, leaseKeyOf } from './leases.js';
+import { WorkerLiveness } from './liveness.js';
+import { KeySharing } from './sharing.js';
 import type { DeliveryMetrics } from './metrics.js';
 import * as outbox from './outbox.js';
 import { DeliveryQueues, type Queue } from './queues.js';
@@ -32,7 +36,7 @@ export interface WorkerOptions {
   historyMs: number;
   memoryLimit: number;
   perKeyLimit: number;
-  /** PostgreSQL: this worker's name and the lease length on ordering keys (many workers on one database). */
+  /** PostgreSQL: this worker's name, and how long it keeps an idle key's lease (many workers on one database). */
   lease: { owner: string; leaseMs: number } | null;
 }
 
@@ -66,16 +70,42 @@ export class DeliveryWorker {
   private intervals: NodeJS.Timeout[] = [];
   /** Leases on ordering keys (PostgreSQL), or null (SQLite: one process holds every key). */
   private readonly leases: KeyLeases | null;
-  private rebalancing = false;
-  /** Lease work under way (renewal, rebalance, takeover): stop() lets it end before giving the leases back. */
+  /** PostgreSQL: the lock that says this worker is alive; its leases last while it is held. */
+  private readonly liveness: WorkerLiveness | null;
+  /** Bumped when the liveness lock is lost: reports of attempts started before are of cut attempts. */
+  private generation = 0;
+  /** Giving back idle keys and keys over a fair share (PostgreSQL). */
+  private readonly sharing: KeySharing | null;
+  /** Lease work under way (sweep, rebalance, takeover): stop() lets it end before giving the leases back. */
   private readonly leaseWork = new Set<Promise<unknown>>();
-  /** Lease time an attempt needs left to start: waiting for a connection, then the exchange, each up to the timeout. */
-  private readonly attemptLeaseMs: number;
 
   constructor(private readonly o: WorkerOptions) {
     this.queues = new DeliveryQueues(o.perKeyLimit);
-    this.leases = o.lease && o.store.dialect === 'postgres' ? new KeyLeases(o.store.db, o.lease.owner, o.lease.leaseMs) : null;
-    this.attemptLeaseMs = 2 * o.sender.timeoutMs + 250;
+    this.leases = o.lease && o.store.dialect === 'postgres' ? new KeyLeases(o.store.db, o.lease.leaseMs) : null;
+    this.liveness =
+      this.leases && o.lease
+        ? new WorkerLiveness({
+            store: o.store,
+            name: o.lease.owner,
+            logger: o.logger,
+            alive: (owner, previous) => this.regained(owner, previous),
+            lost: () => this.livenessLost(),
+            committed: (keysGivenAway) => (keysGivenAway ? this.leaseTask(() => this.loader.takeOverExpired()) : void this.loader.loadNew()),
+          })
+        : null;
+    this.sharing = this.leases
+      ? new KeySharing({
+          leases: this.leases,
+          queues: this.queues,
+          clock: o.clock,
+          logger: o.logger,
+          // Waiting for a connection, then the exchange, each up to the timeout.
+          attemptMs: 2 * o.sender.timeoutMs + 250,
+          isRunning: () => this.running,
+          flushNow: () => this.recorder.flushNow(),
+          task: (work) => this.leaseTask(work),
+        })
+      : null;
     const isRunning = () => this.running;
     this.loader = new QueueLoader({
       store: o.store,
@@ -117,6 +147,8 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     this.sender = await this.startSender();
+    // Alive (or retrying in the background) before the first claim.
+    await this.liveness?.start();
     await this.loader.loadNew();
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
@@ -128,9 +160,7 @@ export class DeliveryWorker {
     // PostgreSQL ids can commit out of order: re-read the last ~30 s of ids for late commits.
     if (this.o.store.dialect === 'postgres') every(5000, () => void this.loader.rescan());
     if (this.leases) {
-      // Present at once, so the workers already running give this one a share at their next renewal.
-      await this.leases.census().catch((err) => this.o.logger?.warn({ err }, 'announcing this webhook worker failed; retried with the next renewal'));
-      every(this.leases.leaseMs / 4, () => this.leaseTask(() => this.renewLeases()));
+      every(this.leases.leaseMs / 4, () => this.leaseTask(() => this.sharing!.sweep()));
       every(this.o.pollIntervalMs, () => this.leaseTask(() => this.loader.takeOverExpired()));
       every(ENDPOINT_REFRESH_MS, () => void this.refreshEndpoints());
     }
@@ -148,10 +178,36 @@ export class DeliveryWorker {
     await this.recorder.flushNow();
     await this.sender?.close();
     this.sender = null;
-    // A renewal, census or takeover finishing after the release would leave a live lease behind.
+    // A sweep, census or takeover finishing after the release would leave a live lease behind.
     while (this.leaseWork.size > 0) await Promise.allSettled([...this.leaseWork]);
     // Everything sent is recorded: other workers may take the keys at once.
-    await this.leases?.releaseAll().catch((err) => this.o.logger?.warn({ err }, 'releasing webhook leases failed; they expire on their own'));
+    await this.leases?.releaseAll().catch((err) => this.o.logger?.warn({ err }, 'releasing webhook leases failed; others take them once this worker is gone'));
+    await this.liveness?.stop();
+  }
+
+  /** The liveness lock is lost (or in doubt): no attempt starts, and those in flight are cut now. */
+  private livenessLost(): void {
+    this.leases?.lose();
+    this.generation++;
+    this.sender?.abort();
+  }
+
+  /**
+   * The liveness lock is held as `owner`: after a loss, keeps the keys nobody took meanwhile, drops
+   * the others' queues, and reads what was skipped while no lock was held.
+   */
+  private async regained(owner: string, previous: string | null): Promise<void> {
+    const held = await this.leases!.begin(owner, previous);
+    // The workers and keys now, so takeovers take a fair share from the start (else one key per poll).
+    await this.leases!.census().catch((err) => this.o.logger?.warn({ err }, 'counting webhook workers failed; counted again at the next sweep'));
+    if (previous === null) return;
+    for (const q of [...this.queues.queues.values()]) if (!held.has(leaseKeyOf(q.endpointId, q.orderingKey))) this.queues.dropQueue(q);
+    setImmediate(() => {
+      void this.loader.loadNew();
+      void this.loader.rescan();
+      this.leaseTask(() => this.loader.takeOverExpired());
+      this.pump();
+    });
   }
 
   /**
@@ -191,62 +247,6 @@ export class DeliveryWorker {
       .catch((err) => this.o.logger?.warn({ err }, 'webhook lease work failed'))
       .finally(() => this.leaseWork.delete(task));
     this.leaseWork.add(task);
-  }
-
-  /** Extends the leases of keys with work here; drops the queues of keys another worker took over. */
-  private async renewLeases(): Promise<void> {
-    const leases = this.leases;
-    if (!leases || !this.running) return;
-    const keys = new Map<string, { endpointId: number; orderingKey: string | null }>();
-    for (const q of this.queues.queues.values()) {
-      const key = leaseKeyOf(q.endpointId, q.orderingKey);
-      // Keys being given away (rebalance, still waiting for their attempts in flight) are not kept.
-      if (!leases.isReleasing(key)) keys.set(key, q);
-    }
-    try {
-      const lost = await leases.renew([...keys.keys()]);
-      for (const key of lost) {
-        const k = keys.get(key)!;
-        keys.delete(key);
-        for (const q of this.queues.queuesOfLease(k.endpointId, k.orderingKey)) this.queues.dropQueue(q);
-      }
-      if (lost.length > 0) this.o.logger?.warn({ keys: lost.length }, 'webhook ordering keys were taken over by another worker (lease expired here)');
-      // One at a time, beside the renewals (it may wait for attempts in flight).
-      if (!this.rebalancing && this.running) {
-        this.rebalancing = true;
-        this.leaseTask(() =>
-          this.rebalance(leases, keys)
-            .catch((err) => this.o.logger?.warn({ err }, 'giving webhook ordering keys to other workers failed'))
-            .finally(() => (this.rebalancing = false)),
-        );
-      }
-    } catch (err) {
-      // Attempts stop when the leases run short (pump); the next renewal may still save them.
-      this.o.logger?.warn({ err }, 'renewing webhook leases failed');
-    }
-  }
-
-  /**
-   * Keys go to whichever worker reads them first; one holding more than its share of the keys
-   * leased now gives the excess away: no attempt starts for them any more, the ones in flight end,
-   * their queues are dropped and the outcomes so far recorded before the leases go, so the worker
-   * taking them over repeats nothing.
-   */
-  private async rebalance(leases: KeyLeases, mine: Map<string, { endpointId: number; orderingKey: string | null }>): Promise<void> {
-    const { workers } = await leases.census();
-    const excess = mine.size - leases.fairShare();
-    if (workers <= 1 || excess <= 0) return;
-    const picked = [...mine].slice(0, excess);
-    leases.forget(picked.map(([key]) => key));
-    const queuesOf = (k: { endpointId: number; orderingKey: string | null }) => this.queues.queuesOfLease(k.endpointId, k.orderingKey);
-    const busy = () => picked.some(([, k]) => queuesOf(k).some((q) => q.inFlight));
-    for (const end = performance.now() + this.attemptLeaseMs; busy() && performance.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 10));
-    // A key still in flight (cannot be: the timeout bounds it) is kept; the next renewal holds it again.
-    const giving = picked.filter(([, k]) => !queuesOf(k).some((q) => q.inFlight));
-    for (const [, k] of giving) for (const q of queuesOf(k)) this.queues.dropQueue(q);
-    await this.recorder.flushNow();
-    await leases.release(giving.map(([key]) => key));
-    this.o.logger?.info({ keys: giving.length, workers }, 'gave webhook ordering keys to other workers (more than a fair share here)');
   }
 
   /**
@@ -309,7 +309,8 @@ export class DeliveryWorker {
 
   /** Starts every due attempt the concurrency allows, then sleeps until the next one is due. */
   private pump(): void {
-    if (!this.running) return;
+    // PostgreSQL: nothing starts while the liveness lock is not held (regained() pumps again).
+    if (!this.running || (this.leases && (this.leases.owner === null || !this.liveness!.alive))) return;
     const now = this.o.clock.now();
     while (this.inFlightCount < this.o.concurrency) {
       const q = this.queues.popDue(now);
@@ -323,16 +324,18 @@ export class DeliveryWorker {
         waiting.push(q);
         continue;
       }
-      // Another worker may take the key once the lease ends: start nothing that could outlast it.
-      if (this.leases && this.leases.remaining(leaseKeyOf(q.endpointId, q.orderingKey)) < this.attemptLeaseMs) {
-        this.queues.schedule(q, now + Math.min(1000, this.leases.leaseMs / 4));
-        continue;
+      // Being given away (rebalance): that drops the queue, or keeps it and schedules it again.
+      if (this.leases) {
+        const key = leaseKeyOf(q.endpointId, q.orderingKey);
+        if (!this.leases.holds(key)) continue;
+        this.sharing!.used(key);
       }
       const row = this.queues.headOf(q)!;
       q.inFlight = true;
       this.inFlightCount++;
       this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 0) + 1);
-      const done = (report: AttemptReport) => this.completed(q, row, endpoint, report);
+      const generation = this.generation;
+      const done = (report: AttemptReport) => this.completed(q, row, endpoint, report, generation);
       try {
         this.sender!.send(endpoint, row, now, done);
       } catch (err) {
@@ -366,7 +369,7 @@ export class DeliveryWorker {
   }
 
   /** One attempt's report: judge it, queue its recording, move the queue on. */
-  private completed(q: Queue, row: PendingDelivery, endpoint: Endpoint, report: AttemptReport): void {
+  private completed(q: Queue, row: PendingDelivery, endpoint: Endpoint, report: AttemptReport, generation: number): void {
     const now = this.o.clock.now();
     this.inFlightCount--;
     this.endpointInFlight.set(endpoint.id, (this.endpointInFlight.get(endpoint.id) ?? 1) - 1);
@@ -377,7 +380,13 @@ export class DeliveryWorker {
     this.endpointLatency.set(endpoint.id, avg === undefined ? l : avg + (l - avg) / (l > avg ? 2 : 16));
     const live = this.endpoints.get(endpoint.id);
     const dropped = !this.queues.isLive(q);
-    if (!live) {
+    if (generation !== this.generation) {
+      // Cut when the liveness lock was lost: no outcome; the row is sent again, by whoever holds its key.
+      if (dropped) {
+        this.queues.shift(q);
+        this.queues.forget(row.id);
+      } else this.queues.schedule(q, now);
+    } else if (!live) {
       // Deleted while in flight: nothing left to record.
       this.queues.shift(q);
       this.queues.forget(row.id);

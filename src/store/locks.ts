@@ -12,11 +12,24 @@ export const LOCKS = {
   leader: 0x746f6e02,
   /** Whoever runs migrations and start-up writes. */
   migrate: 0x746f6e03,
+  /** One per webhook delivery worker, keyed by its name as well (memberLockKey): it is alive while held. */
+  deliveryWorker: 0x746f6e04,
 } as const;
 
 export type LockName = keyof typeof LOCKS;
 
 const SCHEMA_KEY = 'hashtext(current_schema())';
+
+/** SQL for the second key of a member's lock: the schema and the member's name (`member`: SQL text). */
+export function memberLockKey(member: string): string {
+  return `hashtext(current_schema() || '/' || ${member})`;
+}
+
+/** Takes a member's lock (one per member of a group, e.g. each delivery worker) if free; true when taken. */
+export async function tryMemberLock(client: pg.Client, lock: LockName, member: string): Promise<boolean> {
+  const { rows } = await client.query<{ taken: boolean }>(`select pg_try_advisory_lock($1, ${memberLockKey('$2::text')}) as taken`, [LOCKS[lock], member]);
+  return rows[0]!.taken === true;
+}
 
 /** Takes the lock if free (or, `shared`, if no one holds it exclusively); true when taken. */
 export async function tryAdvisoryLock(client: pg.Client, lock: LockName, shared = false): Promise<boolean> {

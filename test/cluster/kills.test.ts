@@ -22,7 +22,7 @@ const LEADER_KILLS = 5;
 const WORKER_KILLS = 2;
 /** The kills in their order: the worker kills between the leader kills. */
 const KILLS = ['leader', 'worker', 'leader', 'leader', 'worker', 'leader', 'leader'] as const;
-/** Short attempts and leases, so a killed worker's keys move on within seconds (lease ≥ 3 × timeout + 1 s). */
+/** Short attempts and leases (a killed worker's keys move within seconds regardless: its liveness lock ends with it). */
 const DELIVERY = { TONWATCH_WEBHOOK_TIMEOUT_MS: '2000', TONWATCH_WORKER_LEASE_SECONDS: '7' };
 const EVERY_ROLE = { ...DELIVERY, TONWATCH_ROLES: 'follower,api,worker' };
 const API_WORKER = { ...DELIVERY, TONWATCH_ROLES: 'api,worker' };
@@ -199,12 +199,14 @@ describe.runIf(dialects.includes('postgres'))('a cluster whose leader and worker
     const { positionOf } = expectedIn(await readLog(store));
     const received = requests.filter((r) => (positionOf.get(r.body) ?? 0) <= end);
     const repeats = checkReceipts(received, expected);
-    // the attempts cut by the worker kills were sent again (by another worker; same id, checked above)
-    for (const killed of cut) expect(requests.some((r, i) => i > killed.index && r.body === killed.body)).toBe(true);
+    // the attempts cut by the worker kills were sent again (by another worker; same id, checked above),
+    // within 5 s of the kill (issue 35; the lease is 7 s)
+    const resent = cut.map((killed) => requests.find((r, i) => i > killed.index && r.body === killed.body)!.at - killed.at);
+    for (const ms of resent) expect(ms).toBeLessThanOrEqual(5000);
 
     console.log(
       `cluster: ${LEADER_KILLS} leader kills, failover (elected / next block published, ms): ${failovers.map((f) => `${f.elected}/${f.published}`).join(', ')}; ` +
-        `${WORKER_KILLS} workers killed mid-delivery (${cut.map((k) => k.name).join(', ')}); webhooks: ${expected.length} expected over ${followed.size} accounts, ${received.length} requests, ${repeats} repeats; ` +
+        `${WORKER_KILLS} workers killed mid-delivery (${cut.map((k) => k.name).join(', ')}; their held webhook sent again ${resent.join(', ')} ms after the kill); webhooks: ${expected.length} expected over ${followed.size} accounts, ${received.length} requests, ${repeats} repeats; ` +
         `SSE: ${streamed.length} events per client, reconnects ${clients.map((cl) => cl.reconnects.length).join(', ')} (replay at 5 blocks/s)`,
     );
   }, 170_000);
