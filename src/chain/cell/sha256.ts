@@ -48,10 +48,13 @@ function sleb(n: number): number[] {
   }
 }
 
-/** The body of `run(blocks)`: compresses `blocks` 64-byte blocks at INPUT_AT, writes the digest at OUT_AT. */
+/**
+ * The body of `run(blocks)`: compresses `blocks` 64-byte blocks at INPUT_AT, writes the digest at OUT_AT. The
+ * message schedule lives in 16 locals, each word computed in the round that uses it (no memory round trip).
+ */
 function compressorCode(): number[] {
   const c: number[] = [];
-  const N = 0, PTR = 1, X = 2, T1 = 3, V = 4, HS = 12; // locals: a..h at V.., the state at HS..
+  const N = 0, PTR = 1, X = 2, T1 = 3, V = 4, HS = 12, W = 20; // locals: a..h at V.., the state at HS.., w[16] at W..
   const get = (l: number) => c.push(op.get, l);
   const set = (l: number) => c.push(op.set, l);
   const i32 = (v: number) => c.push(op.const, ...sleb(v));
@@ -60,26 +63,28 @@ function compressorCode(): number[] {
   const rotr = (l: number, r: number) => (get(l), i32(r), c.push(op.rotr));
   // bswap of the value in local X: the words are big-endian, the memory little-endian
   const bswapX = () => (get(X), i32(8), c.push(op.rotl), i32(0x00ff00ff), c.push(op.and), get(X), i32(8), c.push(op.rotr), i32(0xff00ff00), c.push(op.and, op.or));
+  const w = (i: number) => W + (i & 15);
   for (let k = 0; k < 8; k++) (i32(IV[k]!), set(HS + k));
   i32(INPUT_AT), set(PTR);
   c.push(op.block, 0x40, op.loop, 0x40);
   get(N), c.push(op.eqz, op.brIf, 1);
-  for (let i = 0; i < 16; i++) (i32(0), get(PTR), load(4 * i), set(X), bswapX(), store(W_AT + 4 * i));
-  for (let i = 16; i < 64; i++) {
-    i32(0);
-    i32(0), load(W_AT + 4 * (i - 16));
-    i32(0), load(W_AT + 4 * (i - 15)), set(X), rotr(X, 7), rotr(X, 18), c.push(op.xor), get(X), i32(3), c.push(op.shrU, op.xor, op.add);
-    i32(0), load(W_AT + 4 * (i - 7)), c.push(op.add);
-    i32(0), load(W_AT + 4 * (i - 2)), set(X), rotr(X, 17), rotr(X, 19), c.push(op.xor), get(X), i32(10), c.push(op.shrU, op.xor, op.add);
-    store(W_AT + 4 * i);
-  }
   for (let k = 0; k < 8; k++) (get(HS + k), set(V + k));
   for (let i = 0; i < 64; i++) {
+    if (i < 16) {
+      get(PTR), load(4 * i), set(X), bswapX(), set(w(i));
+    } else {
+      // w[i] = σ1(w[i-2]) + w[i-7] + σ0(w[i-15]) + w[i-16], in place of w[i-16]
+      get(w(i - 16));
+      rotr(w(i - 15), 7), rotr(w(i - 15), 18), c.push(op.xor), get(w(i - 15)), i32(3), c.push(op.shrU, op.xor, op.add);
+      get(w(i - 7)), c.push(op.add);
+      rotr(w(i - 2), 17), rotr(w(i - 2), 19), c.push(op.xor), get(w(i - 2)), i32(10), c.push(op.shrU, op.xor, op.add);
+      set(w(i));
+    }
     // a..h renamed each round instead of moved
     const [a, b, cc, d, e, f, g, h] = [0, 1, 2, 3, 4, 5, 6, 7].map((j) => V + ((j - i + 64) % 8));
     get(h!), rotr(e!, 6), rotr(e!, 11), c.push(op.xor), rotr(e!, 25), c.push(op.xor, op.add);
     get(g!), get(e!), get(f!), get(g!), c.push(op.xor, op.and, op.xor, op.add);
-    i32(K[i]!), c.push(op.add), i32(0), load(W_AT + 4 * i), c.push(op.add), set(T1);
+    i32(K[i]!), c.push(op.add), get(w(i)), c.push(op.add), set(T1);
     get(d!), get(T1), c.push(op.add), set(d!);
     get(T1), rotr(a!, 2), rotr(a!, 13), c.push(op.xor), rotr(a!, 22), c.push(op.xor, op.add);
     get(a!), get(b!), c.push(op.and), get(cc!), get(a!), get(b!), c.push(op.or, op.and, op.or, op.add), set(h!);
@@ -90,7 +95,7 @@ function compressorCode(): number[] {
   c.push(op.br, 0, op.end, op.end);
   for (let k = 0; k < 8; k++) (i32(0), get(HS + k), set(X), bswapX(), store(OUT_AT + 4 * k));
   c.push(op.end);
-  return [...uleb(1), ...uleb(HS + 8 - 1), 0x7f, ...c]; // one group of i32 locals after the parameter
+  return [...uleb(1), ...uleb(W + 16 - 1), 0x7f, ...c]; // one group of i32 locals after the parameter
 }
 
 function section(id: number, body: number[]): number[] {
