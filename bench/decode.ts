@@ -8,11 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { Cell, Dictionary, loadCurrencyCollection, loadTransaction, type Slice } from '@ton/core';
 import { parseBoc } from '../src/chain/cell/index.js';
 import { decodeBlock } from '../src/chain/decode/block.js';
+import { BLOCK_TAG } from '../src/chain/tlb/block.js';
 import type { Benchmark, BenchRow } from './harness.js';
 import { perSecond } from './lib/stats.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../test/fixtures/mainnet/blocks');
-const BLOCK_TAG = 0x11ef55aa;
 /** Wall time each side gets per round, so one run spends a few seconds on each. */
 const TARGET_MS = 4000;
 

@@ -5,6 +5,7 @@ import { readShardIdent } from '../../decode/block-info.js';
 import type { CellReader } from '../../cell/core-reader.js';
 import { ProofError, proofRead } from './errors.js';
 import { hashHex, lookupHashmap, merkleUpdateHashes, proofRoots, provenReader, provenValue, signedKey, unwrapMerkleProof, type HashLike } from './merkle.js';
+import { BLOCK_TAG } from '../../tlb/block.js';
 
 export const SHARD_STATE_TAG = 0x9023afe2;
 export const MC_STATE_EXTRA_TAG = 0xcc26;
@@ -31,7 +32,7 @@ export function provenStateOfBlock(blockProof: Cell, stateProof: Cell, blockRoot
   const block = unwrapMerkleProof(blockProof, `${check}.block_root_hash`, blockRootHash);
   const update = provenReader(block, `${check}.block`);
   const stateUpdate = proofRead(`${check}.block`, () => {
-    if (update.uint(32) !== 0x11ef55aa) throw new ProofError(`${check}.block`, 'malformed', 'proven cell is not a Block');
+    if (update.uint(32) !== BLOCK_TAG) throw new ProofError(`${check}.block`, 'malformed', 'proven cell is not a Block');
     return block.refs[2];
   });
   if (!stateUpdate) throw new ProofError(`${check}.block`, 'malformed', 'Block has no state_update');
