@@ -36,6 +36,10 @@ export function loadRawCurrency(s: Slice): RawCurrency {
   return { coins, other: s.loadBit() ? s.loadRef() : null };
 }
 
+export function readRawCurrency(r: Reader<Cell>): RawCurrency {
+  return { coins: r.coins(), other: r.maybeRef() };
+}
+
 export function storeRawCurrency(src: RawCurrency): (b: Builder) => void {
   return (b) => {
     b.storeCoins(src.coins);
