@@ -67,6 +67,12 @@ export abstract class BitCursor {
   bigUint(n: number): bigint {
     if (n <= 48) return BigInt(this.uint(n));
     this.need(n);
+    if (n <= 64) {
+      // query ids and lts: two plain reads, one BigInt when the value fits a double exactly
+      const hi = this.uint(n - 32);
+      const lo = this.uint(32);
+      return hi < 0x200000 ? BigInt(hi * 0x100000000 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
+    }
     let value = 0n;
     let left = n;
     while (left > 0) {

@@ -130,6 +130,20 @@ describe('cell layer against @ton/core', () => {
     );
   });
 
+  it('reads wide unsigned integers (up to 64 bits and beyond) at unaligned offsets as @ton/core wrote them', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 7 }), fc.array(fc.tuple(fc.integer({ min: 1, max: 128 }), fc.bigInt({ min: 0n, max: (1n << 128n) - 1n })), { maxLength: 7 }), (lead, fields) => {
+        const b = beginCell().storeUint(0, lead);
+        const values = fields.map(([n, v]) => v & ((1n << BigInt(n)) - 1n));
+        fields.forEach(([n], i) => b.storeUint(values[i]!, n));
+        const s = new Slice(fromCore(b.endCell()));
+        s.skip(lead);
+        fields.forEach(([n], i) => expect(s.bigUint(n)).toBe(values[i]));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('SHA-256 matches node:crypto for every input length a cell can have', () => {
     const out = new Uint8Array(32);
     for (let n = 0; n <= 512; n++) {

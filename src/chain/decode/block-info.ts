@@ -1,12 +1,14 @@
-// BlockInfo and the block ids it refers to (block.tlb): header fields of a full Block.
-import type { Cell } from '@ton/core';
+// BlockInfo as the chain model speaks of it: the header fields the decoder, the follower and the proof checks
+// use, with shards and hashes as hex. The TL-B itself is read once, by tlb/block-info.ts (loss-less); this
+// module only interprets what it read.
+import type { Cell, ShardIdent } from '@ton/core';
 import type { CellRef } from '../cell/cell.js';
 import type { Reader } from '../cell/reader.js';
-import { CellLayoutError, readerOf } from './reader.js';
+import { loadBlockInfo, loadShardIdent, type BlockInfo } from '../tlb/block-info.js';
+import type { ExtBlkRef } from '../tlb/ext-blk-ref.js';
+import { readerOf } from './reader.js';
 
-export const BLOCK_INFO_TAG = 0x9bc7a987;
-
-/** `ext_blk_ref$_ end_lt:uint64 seq_no:uint32 root_hash:bits256 file_hash:bits256` */
+/** A block reference as the model keeps it: `ext_blk_ref` with hex hashes. */
 export interface ExtBlockRef {
   endLt: bigint;
   seqno: number;
@@ -14,7 +16,7 @@ export interface ExtBlockRef {
   fileHash: string;
 }
 
-export interface BlockInfo {
+export interface BlockHeaderInfo {
   workchain: number;
   shard: string;
   seqno: number;
@@ -39,66 +41,39 @@ export interface BlockInfo {
   prev: ExtBlockRef[];
 }
 
-export function readExtBlockRef(r: Reader): ExtBlockRef {
-  return { endLt: r.bigUint(64), seqno: r.uint(32), rootHash: r.hex(256), fileHash: r.hex(256) };
-}
-
 /** Shard id as 16 hex digits of the u64, e.g. `8000000000000000`. */
 export function shardHex(shard: bigint): string {
   return shard.toString(16).padStart(16, '0');
 }
 
-/**
- * `shard_ident$00 shard_pfx_bits:(#<= 60) workchain_id:int32 shard_prefix:uint64`: the prefix is stored
- * without its terminating bit, which the shard id carries (as the node's ShardId deserializer adds it).
- */
-export function readShardIdent(r: Reader): { workchain: number; shard: string } {
-  if (r.uint(2) !== 0) throw new CellLayoutError('ShardIdent tag is not 00');
-  const pfxBits = r.uint(6);
-  if (pfxBits > 60) throw new CellLayoutError(`shard prefix of ${pfxBits} bits exceeds 60`);
-  const workchain = r.int(32);
-  const prefix = r.bigUint(64);
-  const tagBit = 1n << BigInt(63 - pfxBits);
-  return { workchain, shard: shardHex(prefix | tagBit) };
+/** A ShardIdent's shard id: the prefix is stored without its terminating bit, which the id carries. */
+export function shardOfIdent(id: ShardIdent): { workchain: number; shard: string } {
+  return { workchain: id.workchainId, shard: shardHex(id.shardPrefix | (1n << BigInt(63 - id.shardPrefixBits))) };
 }
 
-// block_info#9bc7a987 version:uint32 not_master:(## 1) after_merge:(## 1) before_split:(## 1)
-//   after_split:(## 1) want_split:Bool want_merge:Bool key_block:Bool vert_seqno_incr:(## 1) flags:(## 8)
-//   seq_no:# vert_seq_no:# shard:ShardIdent gen_utime:uint32 start_lt:uint64 end_lt:uint64
-//   gen_validator_list_hash_short:uint32 gen_catchain_seqno:uint32 min_ref_mc_seqno:uint32
-//   prev_key_block_seqno:uint32 gen_software:flags.0?GlobalVersion master_ref:not_master?^BlkMasterInfo
-//   prev_ref:^(BlkPrevInfo after_merge) prev_vert_ref:vert_seqno_incr?^(BlkPrevInfo 0)
-export function readBlockInfo(cell: Cell | CellRef | Reader): BlockInfo {
-  const r = 'uint' in cell ? cell : readerOf(cell);
-  const tag = r.uint(32);
-  if (tag !== BLOCK_INFO_TAG) throw new CellLayoutError(`BlockInfo tag is 0x${tag.toString(16)}, expected 0x9bc7a987`);
-  r.skip(32);
-  const notMaster = r.bool();
-  const afterMerge = r.bool();
-  const beforeSplit = r.bool();
-  const afterSplit = r.bool();
-  r.skip(2); // want_split, want_merge
-  const keyBlock = r.bool();
-  r.skip(1);
-  const flags = r.uint(8);
-  const seqno = r.uint(32);
-  r.skip(32);
-  const { workchain, shard } = readShardIdent(r);
-  const genUtime = r.uint(32);
-  const startLt = r.bigUint(64);
-  const endLt = r.bigUint(64);
-  const genValidatorListHashShort = r.uint(32);
-  const genCatchainSeqno = r.uint(32);
-  const minRefMcSeqno = r.uint(32);
-  const prevKeyBlockSeqno = r.uint(32);
-  if (flags & 1) r.skip(8 + 32 + 64); // capabilities#c4 version:uint32 capabilities:uint64
-  const masterRef = notMaster ? readExtBlockRef(r.refReader()) : null;
-  const prevCell = r.refReader();
-  const prev = afterMerge
-    ? [readExtBlockRef(prevCell.refReader()), readExtBlockRef(prevCell.refReader())]
-    : [readExtBlockRef(prevCell)];
+/** `ShardIdent` read (by tlb/) and interpreted. */
+export function readShardIdent(r: Reader): { workchain: number; shard: string } {
+  return shardOfIdent(loadShardIdent(r));
+}
+
+function extBlockRef(ref: ExtBlkRef): ExtBlockRef {
+  return { endLt: ref.endLt, seqno: ref.seqno, rootHash: ref.rootHash.toString('hex'), fileHash: ref.fileHash.toString('hex') };
+}
+
+/** The model's header fields of a loaded BlockInfo. */
+export function blockHeaderInfo(info: BlockInfo): BlockHeaderInfo {
+  const { workchain, shard } = shardOfIdent(info.shard);
+  const prev = info.prevRef.kind === 'prev_blk_info' ? [extBlockRef(info.prevRef.prev)] : [extBlockRef(info.prevRef.prev1), extBlockRef(info.prevRef.prev2)];
   return {
-    workchain, shard, seqno, genUtime, startLt, endLt, keyBlock, afterMerge, beforeSplit, afterSplit,
-    genValidatorListHashShort, genCatchainSeqno, minRefMcSeqno, prevKeyBlockSeqno, masterRef, prev,
+    workchain, shard, seqno: info.seqno, genUtime: info.genUtime, startLt: info.startLt, endLt: info.endLt, keyBlock: info.keyBlock,
+    afterMerge: info.prevRef.kind === 'prev_blks_info', beforeSplit: info.beforeSplit, afterSplit: info.afterSplit,
+    genValidatorListHashShort: info.genValidatorListHashShort, genCatchainSeqno: info.genCatchainSeqno,
+    minRefMcSeqno: info.minRefMcSeqno, prevKeyBlockSeqno: info.prevKeyBlockSeqno,
+    masterRef: info.masterRef ? extBlockRef(info.masterRef) : null, prev,
   };
+}
+
+/** A BlockInfo cell (or a reader at one) read and interpreted. */
+export function readBlockInfo(cell: Cell | CellRef | Reader): BlockHeaderInfo {
+  return blockHeaderInfo(loadBlockInfo('uint' in cell ? cell : readerOf(cell)));
 }

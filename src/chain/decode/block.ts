@@ -13,19 +13,20 @@ import { bocRoot } from '../cell/parse.js';
 import type { Reader } from '../cell/reader.js';
 import { toCore } from '../cell/core.js';
 import type { BlockId, TransactionModel } from '../model.js';
-import { readBlockInfo, type BlockInfo } from './block-info.js';
+import { readBlockInfo, type BlockHeaderInfo } from './block-info.js';
+import { BLOCK_TAG } from '../tlb/block.js';
 import { forEachLeaf, forEachLeafE } from '../tlb/hashmap-reader.js';
 import { readCurrencyCollection } from './message.js';
 import { CellLayoutError, readerOf } from './reader.js';
 import { readShardHashes, type ShardBlockRef } from './shard-hashes.js';
 import { decodeTransaction } from './transaction.js';
 
-export const BLOCK_TAG = 0x11ef55aa;
+export { BLOCK_TAG };
 /** The constructor tag block.tlb gives `block_extra` (its scheme's CRC32, as tlbc computes it). */
 export const BLOCK_EXTRA_TAG = 0x4a33f6fd;
 
 /** The block's id and its BlockInfo fields (`masterRef`: a lower bound of the committing masterchain block). */
-export interface DecodedBlockHeader extends BlockId, BlockInfo {
+export interface DecodedBlockHeader extends BlockId, BlockHeaderInfo {
   globalId: number;
 }
 

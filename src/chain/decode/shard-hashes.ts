@@ -1,8 +1,9 @@
 // McBlockExtra's `shard_hashes:(HashmapE 32 ^(BinTree ShardDescr))`: the latest block of every shard
-// that a masterchain block commits (block.tlb).
+// that a masterchain block commits (block.tlb), as the model speaks of it; tlb/shard-descr.ts reads the TL-B.
 import type { BlockId } from '../model.js';
 import { shardHex } from './block-info.js';
 import { forEachKeyedLeaf } from '../tlb/hashmap-reader.js';
+import { loadShardDescrHead, loadShardTree, shardTreeLeaves, type ShardDescrHead } from '../tlb/shard-descr.js';
 import type { Reader } from '../cell/reader.js';
 import { CellLayoutError } from './reader.js';
 
@@ -25,42 +26,17 @@ export interface ShardDescr extends ShardBlockRef {
 
 export const MC_BLOCK_EXTRA_TAG = 0xcca5;
 
-// shard_descr#b / shard_descr_new#a seq_no:uint32 reg_mc_seqno:uint32 start_lt:uint64 end_lt:uint64
-//   root_hash:bits256 file_hash:bits256 before_split:Bool before_merge:Bool want_split:Bool want_merge:Bool
-//   nx_cc_updated:Bool flags:(## 3) next_catchain_seqno:uint32 next_validator_shard:uint64
-//   min_ref_mc_seqno:uint32 gen_utime:uint32 …
+/** A ShardDescr (read by tlb/shard-descr.ts, fees left unread: proofs prune them) as the model speaks of it. */
 export function readShardDescr(r: Reader, workchain: number, shard: bigint): ShardDescr {
-  const tag = r.uint(4);
-  if (tag !== 0xa && tag !== 0xb) throw new CellLayoutError(`ShardDescr tag 0x${tag.toString(16)} is not 0xa or 0xb`);
-  const seqno = r.uint(32);
-  const regMcSeqno = r.uint(32);
-  const startLt = r.bigUint(64);
-  const endLt = r.bigUint(64);
-  const rootHash = r.hex(256);
-  const fileHash = r.hex(256);
-  const beforeSplit = r.bool();
-  const beforeMerge = r.bool();
-  const wantSplit = r.bool();
-  const wantMerge = r.bool();
-  r.skip(4 + 32 + 64 + 32);
-  const genUtime = r.uint(32);
-  return {
-    workchain, shard: shardHex(shard), seqno, rootHash, fileHash, regMcSeqno, startLt, endLt, genUtime,
-    beforeSplit, beforeMerge, wantSplit, wantMerge,
-  };
+  return shardDescrOf(loadShardDescrHead(r), workchain, shard);
 }
 
-/** `bt_leaf$0 leaf:X | bt_fork$1 left:^ right:^`; a fork splits the shard in its two halves. */
-function walkBinTree(r: Reader, workchain: number, shard: bigint, out: ShardBlockRef[]): void {
-  if (!r.bool()) {
-    const { beforeSplit, beforeMerge, wantSplit, wantMerge, ...ref } = readShardDescr(r, workchain, shard);
-    out.push(ref);
-    return;
-  }
-  const half = (shard & -shard) >> 1n;
-  if (half === 0n) throw new CellLayoutError('shard tree deeper than 64 levels');
-  walkBinTree(r.refReader(), workchain, shard - half, out);
-  walkBinTree(r.refReader(), workchain, shard + half, out);
+function shardDescrOf(d: ShardDescrHead, workchain: number, shard: bigint): ShardDescr {
+  return {
+    workchain, shard: shardHex(shard), seqno: d.seqno, rootHash: d.rootHash.toString('hex'), fileHash: d.fileHash.toString('hex'),
+    regMcSeqno: d.regMcSeqno, startLt: d.startLt, endLt: d.endLt, genUtime: d.genUtime,
+    beforeSplit: d.beforeSplit, beforeMerge: d.beforeMerge, wantSplit: d.wantSplit, wantMerge: d.wantMerge,
+  };
 }
 
 // masterchain_block_extra#cca5 key_block:(## 1) shard_hashes:ShardHashes shard_fees:ShardFees ^[…] config
@@ -77,7 +53,10 @@ export function readShardHashesDict(r: Reader): ShardBlockRef[] {
   if (!r.bool()) return out;
   forEachKeyedLeaf(r.refReader(), 32, (key, leaf) => {
     const workchain = Number(BigInt.asIntN(32, key));
-    walkBinTree(leaf.refReader(), workchain, 1n << 63n, out);
+    for (const { shard, descr } of shardTreeLeaves(loadShardTree(leaf.refReader(), loadShardDescrHead))) {
+      const { beforeSplit, beforeMerge, wantSplit, wantMerge, ...ref } = shardDescrOf(descr, workchain, shard);
+      out.push(ref);
+    }
   });
   return out;
 }

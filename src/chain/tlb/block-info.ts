@@ -10,8 +10,14 @@
 //   prev_blks_info$_ prev1:^ExtBlkRef prev2:^ExtBlkRef = BlkPrevInfo 1
 //   master_info$_ master:ExtBlkRef = BlkMasterInfo
 //   capabilities#c4 version:uint32 capabilities:uint64 = GlobalVersion
-import { beginCell, loadShardIdent, storeShardIdent, type Builder, type ShardIdent, type Slice } from '@ton/core';
-import { loadExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
+//   shard_ident$00 shard_pfx_bits:(#<= 60) workchain_id:int32 shard_prefix:uint64 = ShardIdent
+// Read over `Reader`, so arena cells (the decoder, proofs) and @ton/core cells (the builder) take one path.
+import { beginCell, storeShardIdent, type Builder, type Cell, type ShardIdent, type Slice } from '@ton/core';
+import type { CellRef } from '../cell/cell.js';
+import { readerOf } from '../cell/core-reader.js';
+import { CellLayoutError } from '../cell/errors.js';
+import type { Reader } from '../cell/reader.js';
+import { readExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
 
 export const BLOCK_INFO_TAG = 0x9bc7a987;
 const GLOBAL_VERSION_TAG = 0xc4;
@@ -51,9 +57,16 @@ export interface BlockInfo {
   prevVertRef: ExtBlkRef | null;
 }
 
-export function loadBlkPrevInfo(s: Slice, afterMerge: boolean): BlkPrevInfo {
-  if (!afterMerge) return { kind: 'prev_blk_info', prev: loadExtBlkRef(s) };
-  return { kind: 'prev_blks_info', prev1: loadExtBlkRef(s.loadRef().beginParse()), prev2: loadExtBlkRef(s.loadRef().beginParse()) };
+export function loadBlkPrevInfo(r: Reader, afterMerge: boolean): BlkPrevInfo {
+  if (!afterMerge) return { kind: 'prev_blk_info', prev: readExtBlkRef(r) };
+  return { kind: 'prev_blks_info', prev1: readExtBlkRef(r.refReader()), prev2: readExtBlkRef(r.refReader()) };
+}
+
+export function loadShardIdent(r: Reader): ShardIdent {
+  if (r.uint(2) !== 0) throw new CellLayoutError('ShardIdent tag is not 00');
+  const shardPrefixBits = r.uint(6);
+  if (shardPrefixBits > 60) throw new CellLayoutError(`shard prefix of ${shardPrefixBits} bits exceeds 60`);
+  return { shardPrefixBits, workchainId: r.int(32), shardPrefix: r.bigUint(64) };
 }
 
 export function storeBlkPrevInfo(src: BlkPrevInfo): (b: Builder) => void {
@@ -63,43 +76,50 @@ export function storeBlkPrevInfo(src: BlkPrevInfo): (b: Builder) => void {
   };
 }
 
-export function loadBlockInfo(s: Slice): BlockInfo {
-  const tag = s.loadUint(32);
-  if (tag !== BLOCK_INFO_TAG) throw new Error(`BlockInfo tag 0x${tag.toString(16)} is not 0x9bc7a987`);
-  const version = s.loadUint(32);
-  const notMaster = s.loadBit();
-  const afterMerge = s.loadBit();
-  const beforeSplit = s.loadBit();
-  const afterSplit = s.loadBit();
-  const wantSplit = s.loadBit();
-  const wantMerge = s.loadBit();
-  const keyBlock = s.loadBit();
-  const vertSeqnoIncr = s.loadBit();
-  const flags = s.loadUint(8);
-  if (flags > 1) throw new Error(`BlockInfo flags ${flags} > 1`);
-  const seqno = s.loadUint(32);
-  const vertSeqno = s.loadUint(32);
+/** Reads a BlockInfo; an @ton/core Slice (callers that hold one: the archive, the builder's tests) is read as the cell it spans. */
+export function loadBlockInfo(from: Reader | Slice): BlockInfo {
+  const s = 'loadUint' in from ? readerOf(from.asCell()) : from;
+  const tag = s.uint(32);
+  if (tag !== BLOCK_INFO_TAG) throw new CellLayoutError(`BlockInfo tag 0x${tag.toString(16)} is not 0x9bc7a987`);
+  const version = s.uint(32);
+  const notMaster = s.bool();
+  const afterMerge = s.bool();
+  const beforeSplit = s.bool();
+  const afterSplit = s.bool();
+  const wantSplit = s.bool();
+  const wantMerge = s.bool();
+  const keyBlock = s.bool();
+  const vertSeqnoIncr = s.bool();
+  const flags = s.uint(8);
+  if (flags > 1) throw new CellLayoutError(`BlockInfo flags ${flags} > 1`);
+  const seqno = s.uint(32);
+  const vertSeqno = s.uint(32);
   const shard = loadShardIdent(s);
-  const genUtime = s.loadUint(32);
-  const startLt = s.loadUintBig(64);
-  const endLt = s.loadUintBig(64);
-  const genValidatorListHashShort = s.loadUint(32);
-  const genCatchainSeqno = s.loadUint(32);
-  const minRefMcSeqno = s.loadUint(32);
-  const prevKeyBlockSeqno = s.loadUint(32);
+  const genUtime = s.uint(32);
+  const startLt = s.bigUint(64);
+  const endLt = s.bigUint(64);
+  const genValidatorListHashShort = s.uint(32);
+  const genCatchainSeqno = s.uint(32);
+  const minRefMcSeqno = s.uint(32);
+  const prevKeyBlockSeqno = s.uint(32);
   let genSoftware: GlobalVersion | null = null;
   if (flags & 1) {
-    const t = s.loadUint(8);
-    if (t !== GLOBAL_VERSION_TAG) throw new Error(`GlobalVersion tag 0x${t.toString(16)} is not 0xc4`);
-    genSoftware = { version: s.loadUint(32), capabilities: s.loadUintBig(64) };
+    const t = s.uint(8);
+    if (t !== GLOBAL_VERSION_TAG) throw new CellLayoutError(`GlobalVersion tag 0x${t.toString(16)} is not 0xc4`);
+    genSoftware = { version: s.uint(32), capabilities: s.bigUint(64) };
   }
-  const masterRef = notMaster ? loadExtBlkRef(s.loadRef().beginParse()) : null;
-  const prevRef = loadBlkPrevInfo(s.loadRef().beginParse(), afterMerge);
-  const prevVertRef = vertSeqnoIncr ? loadExtBlkRef(s.loadRef().beginParse()) : null;
+  const masterRef = notMaster ? readExtBlkRef(s.refReader()) : null;
+  const prevRef = loadBlkPrevInfo(s.refReader(), afterMerge);
+  const prevVertRef = vertSeqnoIncr ? readExtBlkRef(s.refReader()) : null;
   return {
     version, beforeSplit, afterSplit, wantSplit, wantMerge, keyBlock, seqno, vertSeqno, shard, genUtime, startLt, endLt,
     genValidatorListHashShort, genCatchainSeqno, minRefMcSeqno, prevKeyBlockSeqno, genSoftware, masterRef, prevRef, prevVertRef,
   };
+}
+
+/** The BlockInfo a Block's first reference holds, from either kind of cell. */
+export function blockInfoOf(cell: Cell | CellRef): BlockInfo {
+  return loadBlockInfo(readerOf(cell));
 }
 
 export function storeBlockInfo(src: BlockInfo): (b: Builder) => void {

@@ -6,7 +6,7 @@
 // The message descriptions and the state update are kept as their cells (nothing reads inside them yet).
 import { beginCell, storeCurrencyCollection, type Builder, type Cell, type Slice } from '@ton/core';
 import { loadShardAccountBlocks, storeShardAccountBlocks, type AccountBlock } from './account-block.js';
-import { loadBlockInfo, storeBlockInfo, type BlockInfo } from './block-info.js';
+import { blockInfoOf, storeBlockInfo, type BlockInfo } from './block-info.js';
 import { ZERO } from './currency.js';
 import { loadMcBlockExtra, storeMcBlockExtra, type McBlockExtra } from './mc-block-extra.js';
 import { loadValueFlow, storeValueFlow, type ValueFlow } from './value-flow.js';
@@ -61,7 +61,7 @@ export function loadBlock(s: Slice): Block {
   if (tag !== BLOCK_TAG) throw new Error(`Block tag 0x${tag.toString(16)} is not 0x11ef55aa`);
   return {
     globalId: s.loadInt(32),
-    info: loadBlockInfo(s.loadRef().beginParse()),
+    info: blockInfoOf(s.loadRef()),
     valueFlow: loadValueFlow(s.loadRef().beginParse()),
     stateUpdate: s.loadRef(),
     extra: loadBlockExtra(s.loadRef().beginParse()),

@@ -1,6 +1,9 @@
 // CurrencyCollection arithmetic for the augmented maps and value flows of blocks (block.tlb):
 //   currencies$_ grams:Grams other:ExtraCurrencyCollection = CurrencyCollection
 import { beginCell, Dictionary, type Builder, type Cell, type CurrencyCollection, type Slice } from '@ton/core';
+import { CellRef } from '../cell/cell.js';
+import { toCore } from '../cell/core.js';
+import type { Reader } from '../cell/reader.js';
 
 export const ZERO: CurrencyCollection = { coins: 0n };
 
@@ -33,6 +36,10 @@ export function loadRawCurrency(s: Slice): RawCurrency {
   return { coins, other: s.loadBit() ? s.loadRef() : null };
 }
 
+export function readRawCurrency(r: Reader<Cell>): RawCurrency {
+  return { coins: r.coins(), other: r.maybeRef() };
+}
+
 export function storeRawCurrency(src: RawCurrency): (b: Builder) => void {
   return (b) => {
     b.storeCoins(src.coins);
@@ -44,4 +51,14 @@ export function storeRawCurrency(src: RawCurrency): (b: Builder) => void {
 export function rawCurrency(c: CurrencyCollection): RawCurrency {
   if (!c.other || c.other.size === 0) return { coins: c.coins, other: null };
   return { coins: c.coins, other: beginCell().storeDictDirect(c.other).endCell() };
+}
+
+/** A CurrencyCollection over either kind of cell, as @ton/core's loadCurrencyCollection gives it ({ coins } when no extras). */
+export function readCurrencyCollection(r: Reader): CurrencyCollection {
+  const coins = r.coins();
+  const root = r.maybeRef();
+  if (root === null) return { coins };
+  const cell = root instanceof CellRef ? toCore(root) : (root as Cell);
+  const other = Dictionary.loadDirect(Dictionary.Keys.Uint(32), Dictionary.Values.BigVarUint(5), cell);
+  return other.size === 0 ? { coins } : { coins, other };
 }

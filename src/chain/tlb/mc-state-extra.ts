@@ -6,11 +6,16 @@
 //   validator_info$_ validator_list_hash_short:uint32 catchain_seqno:uint32 nx_cc_updated:Bool = ValidatorInfo
 //   _ key:Bool max_end_lt:uint64 = KeyMaxLt;  _ key:Bool blk_ref:ExtBlkRef = KeyExtBlkRef
 //   _ (HashmapAugE 32 KeyExtBlkRef KeyMaxLt) = OldMcBlocksInfo
-import { beginCell, type Builder, type Cell, type Slice } from '@ton/core';
-import { loadRawCurrency, storeRawCurrency, type RawCurrency } from './currency.js';
-import { loadExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
+// The first level and the ^[…] cell are read over `Reader` with their parts left as cells, for the proof
+// checks (liteserver/trust/state.ts), whose proofs prune them; loadMcStateExtra reads everything on top.
+import { beginCell, Cell, type Builder, type Slice } from '@ton/core';
+import { CellReader } from '../cell/core-reader.js';
+import { CellLayoutError } from '../cell/errors.js';
+import type { Reader } from '../cell/reader.js';
+import { readRawCurrency, storeRawCurrency, type RawCurrency } from './currency.js';
+import { loadExtBlkRef, readExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
 import { loadHashmapAugE, storeHashmapAugE, type HashmapCache, type HashmapCodec } from './hashmap.js';
-import { loadConfigParams, storeConfigParams, type ConfigParams } from './mc-block-extra.js';
+import { storeConfigParams, type ConfigParams } from './mc-block-extra.js';
 import { loadShardHashes, storeShardHashes, type ShardHashes } from './shard-descr.js';
 
 export const MC_STATE_EXTRA_TAG = 0xcc26;
@@ -77,11 +82,6 @@ export function loadOldMcBlocks(info: OldMcBlocksInfo): OldMcBlock[] {
   return loadHashmapAugE(s, 32, (v) => ({ key: v.loadBit(), ref: loadExtBlkRef(v) }), keyMaxLt.load).entries.map((e) => e.value);
 }
 
-function loadOldMcBlocksInfo(s: Slice): OldMcBlocksInfo {
-  const root = s.loadBit() ? s.loadRef() : null;
-  return { root, total: keyMaxLt.load(s) };
-}
-
 function storeOldMcBlocksInfo(src: OldMcBlocksInfo): (b: Builder) => void {
   return (b) => {
     if (src.root) b.storeBit(1).storeRef(src.root);
@@ -90,19 +90,47 @@ function storeOldMcBlocksInfo(src: OldMcBlocksInfo): (b: Builder) => void {
   };
 }
 
-export function loadMcStateExtra(s: Slice): McStateExtra {
-  const tag = s.loadUint(16);
-  if (tag !== MC_STATE_EXTRA_TAG) throw new Error(`McStateExtra tag 0x${tag.toString(16)} is not 0xcc26`);
-  const shardHashes = loadShardHashes(s);
-  const config = loadConfigParams(s);
-  const o = s.loadRef().beginParse();
-  const flags = o.loadUint(16);
-  const validatorInfo = { validatorListHashShort: o.loadUint(32), catchainSeqno: o.loadUint(32), nxCcUpdated: o.loadBit() };
-  const prevBlocks = loadOldMcBlocksInfo(o);
-  const afterKeyBlock = o.loadBit();
-  const lastKeyBlock = o.loadBit() ? loadExtBlkRef(o) : null;
-  const blockCreateStats = flags & 1 ? beginCell().storeSlice(o).endCell() : null;
-  return { shardHashes, config, flags, validatorInfo, prevBlocks, afterKeyBlock, lastKeyBlock, blockCreateStats, globalBalance: loadRawCurrency(s) };
+/** McStateExtra's first level, its parts as cells; the reader is left at `global_balance`. */
+export interface McStateExtraParts<C> {
+  /** `ShardHashes` root, null when empty. */
+  shardHashes: C | null;
+  config: { configAddress: Buffer; config: C };
+  /** `^[ flags validator_info prev_blocks after_key_block last_key_block … ]` */
+  info: C;
+}
+
+export function loadMcStateExtraParts<C>(r: Reader<C>): McStateExtraParts<C> {
+  const tag = r.uint(16);
+  if (tag !== MC_STATE_EXTRA_TAG) throw new CellLayoutError(`McStateExtra tag 0x${tag.toString(16)} is not 0xcc26`);
+  return { shardHashes: r.maybeRef(), config: { configAddress: Buffer.from(r.bytesOf(32)), config: r.ref() }, info: r.ref() };
+}
+
+/** The `^[…]` cell up to `last_key_block`, `prev_blocks` as its root; the reader is left at `block_create_stats`. */
+export interface McStateInfo<C> {
+  flags: number;
+  validatorInfo: ValidatorInfo;
+  prevBlocks: { root: C | null; total: KeyMaxLt };
+  afterKeyBlock: boolean;
+  lastKeyBlock: ExtBlkRef | null;
+}
+
+export function loadMcStateInfo<C>(r: Reader<C>): McStateInfo<C> {
+  const flags = r.uint(16);
+  const validatorInfo = { validatorListHashShort: r.uint(32), catchainSeqno: r.uint(32), nxCcUpdated: r.bool() };
+  const prevBlocks = { root: r.maybeRef(), total: { key: r.bool(), maxEndLt: r.bigUint(64) } };
+  const afterKeyBlock = r.bool();
+  return { flags, validatorInfo, prevBlocks, afterKeyBlock, lastKeyBlock: r.bool() ? readExtBlkRef(r) : null };
+}
+
+/** Every field; an @ton/core Slice is read as the cell it spans. */
+export function loadMcStateExtra(from: Reader<Cell> | Slice): McStateExtra {
+  const r = 'loadUint' in from ? new CellReader(from.asCell()) : from;
+  const parts = loadMcStateExtraParts(r);
+  const shardHashes = loadShardHashes(beginCell().storeMaybeRef(parts.shardHashes).endCell().beginParse());
+  const o = new CellReader(parts.info);
+  const info = loadMcStateInfo(o);
+  const blockCreateStats = info.flags & 1 ? Cell.fromBoc(o.restToBoc())[0]! : null;
+  return { shardHashes, config: parts.config, ...info, blockCreateStats, globalBalance: readRawCurrency(r) };
 }
 
 export function storeMcStateExtra(src: McStateExtra): (b: Builder) => void {

@@ -7,7 +7,12 @@
 //   fsm_none$0 | fsm_split$10 split_utime:uint32 interval:uint32 | fsm_merge$11 merge_utime:uint32 interval:uint32
 //   bt_leaf$0 leaf:X | bt_fork$1 left:^(BinTree X) right:^(BinTree X) = BinTree X
 //   _ (HashmapE 32 ^(BinTree ShardDescr)) = ShardHashes
-import { beginCell, loadCurrencyCollection, storeCurrencyCollection, type Builder, type CurrencyCollection, type Slice } from '@ton/core';
+// Read over `Reader` (arena cells or @ton/core cells); the fields before the fees alone where a proof prunes them.
+import { beginCell, storeCurrencyCollection, type Builder, type CurrencyCollection, type Slice } from '@ton/core';
+import { readerOf } from '../cell/core-reader.js';
+import { CellLayoutError } from '../cell/errors.js';
+import type { Reader } from '../cell/reader.js';
+import { readCurrencyCollection } from './currency.js';
 import { loadHashmapE, storeHashmapE } from './hashmap.js';
 
 export type FutureSplitMerge = { kind: 'none' } | { kind: 'split' | 'merge'; utime: number; interval: number };
@@ -35,22 +40,31 @@ export interface ShardDescr {
   fundsCreated: CurrencyCollection;
 }
 
-export function loadShardDescr(s: Slice): ShardDescr {
-  const tag = s.loadUint(4);
-  if (tag !== 0xa && tag !== 0xb) throw new Error(`ShardDescr tag 0x${tag.toString(16)} is not 0xa or 0xb`);
+/** A ShardDescr without its fees: what the chain's checks read, and readable in a proof whose fee cell is pruned. */
+export type ShardDescrHead = Omit<ShardDescr, 'feesCollected' | 'fundsCreated'>;
+
+/** Everything up to the fees (`split_merge_at` included); the reader is left at them. */
+export function loadShardDescrHead(r: Reader): ShardDescrHead {
+  const tag = r.uint(4);
+  if (tag !== 0xa && tag !== 0xb) throw new CellLayoutError(`ShardDescr tag 0x${tag.toString(16)} is not 0xa or 0xb`);
   const head = {
-    seqno: s.loadUint(32), regMcSeqno: s.loadUint(32), startLt: s.loadUintBig(64), endLt: s.loadUintBig(64),
-    rootHash: s.loadBuffer(32), fileHash: s.loadBuffer(32),
-    beforeSplit: s.loadBit(), beforeMerge: s.loadBit(), wantSplit: s.loadBit(), wantMerge: s.loadBit(), nxCcUpdated: s.loadBit(),
+    format: tag === 0xa ? ('new' as const) : ('old' as const),
+    seqno: r.uint(32), regMcSeqno: r.uint(32), startLt: r.bigUint(64), endLt: r.bigUint(64),
+    rootHash: Buffer.from(r.bytesOf(32)), fileHash: Buffer.from(r.bytesOf(32)),
+    beforeSplit: r.bool(), beforeMerge: r.bool(), wantSplit: r.bool(), wantMerge: r.bool(), nxCcUpdated: r.bool(),
   };
-  const flags = s.loadUint(3);
-  if (flags !== 0) throw new Error(`ShardDescr flags ${flags} are not 0`);
-  const rest = {
-    nextCatchainSeqno: s.loadUint(32), nextValidatorShard: s.loadUintBig(64), minRefMcSeqno: s.loadUint(32), genUtime: s.loadUint(32),
-    splitMergeAt: loadFutureSplitMerge(s),
+  const flags = r.uint(3);
+  if (flags !== 0) throw new CellLayoutError(`ShardDescr flags ${flags} are not 0`);
+  return {
+    ...head, nextCatchainSeqno: r.uint(32), nextValidatorShard: r.bigUint(64), minRefMcSeqno: r.uint(32), genUtime: r.uint(32),
+    splitMergeAt: loadFutureSplitMerge(r),
   };
-  const fees = tag === 0xa ? s.loadRef().beginParse() : s;
-  return { format: tag === 0xa ? 'new' : 'old', ...head, ...rest, feesCollected: loadCurrencyCollection(fees), fundsCreated: loadCurrencyCollection(fees) };
+}
+
+export function loadShardDescr(r: Reader): ShardDescr {
+  const head = loadShardDescrHead(r);
+  const fees = head.format === 'new' ? r.refReader() : r;
+  return { ...head, feesCollected: readCurrencyCollection(fees), fundsCreated: readCurrencyCollection(fees) };
 }
 
 export function storeShardDescr(src: ShardDescr): (b: Builder) => void {
@@ -66,10 +80,10 @@ export function storeShardDescr(src: ShardDescr): (b: Builder) => void {
   };
 }
 
-function loadFutureSplitMerge(s: Slice): FutureSplitMerge {
-  if (!s.loadBit()) return { kind: 'none' };
-  const kind = s.loadBit() ? 'merge' : 'split';
-  return { kind, utime: s.loadUint(32), interval: s.loadUint(32) };
+function loadFutureSplitMerge(r: Reader): FutureSplitMerge {
+  if (!r.bool()) return { kind: 'none' };
+  const kind = r.bool() ? 'merge' : 'split';
+  return { kind, utime: r.uint(32), interval: r.uint(32) };
 }
 
 function storeFutureSplitMerge(src: FutureSplitMerge): (b: Builder) => void {
@@ -80,11 +94,19 @@ function storeFutureSplitMerge(src: FutureSplitMerge): (b: Builder) => void {
 }
 
 /** `BinTree ShardDescr`: a leaf, or a fork into the shard's two halves (left = lower). */
-export type ShardTree = { leaf: ShardDescr } | { left: ShardTree; right: ShardTree };
+export type ShardTree<D = ShardDescr> = { leaf: D } | { left: ShardTree<D>; right: ShardTree<D> };
 
-export function loadShardTree(s: Slice): ShardTree {
-  if (!s.loadBit()) return { leaf: loadShardDescr(s) };
-  return { left: loadShardTree(s.loadRef().beginParse()), right: loadShardTree(s.loadRef().beginParse()) };
+/** A shard tree, its leaves read by `leaf` (loadShardDescrHead where fees may be pruned); an @ton/core Slice is read as the cell it spans. */
+export function loadShardTree(from: Reader | Slice): ShardTree;
+export function loadShardTree<D>(from: Reader | Slice, leaf: (r: Reader) => D): ShardTree<D>;
+export function loadShardTree<D>(from: Reader | Slice, leaf?: (r: Reader) => D): ShardTree<D | ShardDescr> {
+  const load = leaf ?? loadShardDescr;
+  const walk = (r: Reader, depth: number): ShardTree<D | ShardDescr> => {
+    if (!r.bool()) return { leaf: load(r) };
+    if (depth === 60) throw new CellLayoutError('shard tree deeper than 60 levels');
+    return { left: walk(r.refReader(), depth + 1), right: walk(r.refReader(), depth + 1) };
+  };
+  return walk('loadUint' in from ? readerOf(from.asCell()) : from, 0);
 }
 
 export function storeShardTree(src: ShardTree): (b: Builder) => void {
@@ -99,7 +121,7 @@ export type ShardHashes = Map<number, ShardTree>;
 
 export function loadShardHashes(s: Slice): ShardHashes {
   const out: ShardHashes = new Map();
-  for (const e of loadHashmapE(s, 32, (v) => loadShardTree(v.loadRef().beginParse()))) out.set(Number(BigInt.asIntN(32, e.key)), e.value);
+  for (const e of loadHashmapE(s, 32, (v) => loadShardTree(readerOf(v.loadRef())))) out.set(Number(BigInt.asIntN(32, e.key)), e.value);
   return out;
 }
 
@@ -111,7 +133,7 @@ export function storeShardHashes(src: ShardHashes): (b: Builder) => void {
 }
 
 /** Leaves of a shard tree with their shard ids (u64, the tag bit included), left to right. */
-export function shardTreeLeaves(tree: ShardTree, shard = 1n << 63n): { shard: bigint; descr: ShardDescr }[] {
+export function shardTreeLeaves<D = ShardDescr>(tree: ShardTree<D>, shard = 1n << 63n): { shard: bigint; descr: D }[] {
   if ('leaf' in tree) return [{ shard, descr: tree.leaf }];
   const half = (shard & -shard) >> 1n;
   return [...shardTreeLeaves(tree.left, shard - half), ...shardTreeLeaves(tree.right, shard + half)];

@@ -9,6 +9,7 @@ import { ProofError, proofRead } from './errors.js';
 import { lookupHashmap, provenReader } from './merkle.js';
 import { mcStateExtraOf, provenConfigParam, readShardState } from './state.js';
 import type { CatchainConfig, ValidatorDescr, ValidatorSet } from '../../validators/set.js';
+import { BLOCK_TAG } from '../../tlb/block.js';
 
 /** One `NewConsensusConfig` of ConfigParam 30. */
 export type NewConsensusConfig =
@@ -60,7 +61,7 @@ export function configOfKeyBlock(block: Cell): Cell {
   const check = 'config.block';
   return proofRead(check, () => {
     const b = provenReader(block, check);
-    if (b.uint(32) !== 0x11ef55aa) throw new ProofError(check, 'malformed', 'not a Block (tag 11ef55aa)');
+    if (b.uint(32) !== BLOCK_TAG) throw new ProofError(check, 'malformed', 'not a Block (tag 11ef55aa)');
     b.skip(32);
     b.ref();
     b.ref();

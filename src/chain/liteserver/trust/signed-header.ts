@@ -2,10 +2,12 @@
 // before the references (master_ref, prev_ref), which a link's destination proof may leave pruned: the
 // signatures bind the block's hashes, and the header only has to name the signing session and set.
 import type { Cell } from '@ton/core';
-import { BLOCK_INFO_TAG, readShardIdent } from '../../decode/block-info.js';
+import { readShardIdent } from '../../decode/block-info.js';
+import { BLOCK_INFO_TAG } from '../../tlb/block-info.js';
 import { ProofError, proofRead } from './errors.js';
 import { provenReader } from './merkle.js';
 import type { SignedHeader } from './signatures.js';
+import { BLOCK_TAG } from '../../tlb/block.js';
 
 export interface ProvenSignedHeader extends SignedHeader {
   workchain: number;
@@ -20,7 +22,7 @@ export interface ProvenSignedHeader extends SignedHeader {
 export function readSignedHeader(block: Cell, check = 'header'): ProvenSignedHeader {
   return proofRead(check, () => {
     const b = provenReader(block, check);
-    if (b.uint(32) !== 0x11ef55aa) throw new ProofError(check, 'malformed', 'proven cell is not a Block');
+    if (b.uint(32) !== BLOCK_TAG) throw new ProofError(check, 'malformed', 'proven cell is not a Block');
     const r = provenReader(b.ref(), check);
     const tag = r.uint(32);
     if (tag !== BLOCK_INFO_TAG) throw new ProofError(check, 'malformed', `BlockInfo tag 0x${tag.toString(16)}`);

@@ -5,9 +5,10 @@ import { readShardIdent } from '../../decode/block-info.js';
 import type { CellReader } from '../../cell/core-reader.js';
 import { ProofError, proofRead } from './errors.js';
 import { hashHex, lookupHashmap, merkleUpdateHashes, proofRoots, provenReader, provenValue, signedKey, unwrapMerkleProof, type HashLike } from './merkle.js';
+import { BLOCK_TAG } from '../../tlb/block.js';
+import { loadMcStateExtraParts, loadMcStateInfo } from '../../tlb/mc-state-extra.js';
 
 export const SHARD_STATE_TAG = 0x9023afe2;
-export const MC_STATE_EXTRA_TAG = 0xcc26;
 
 /** A `ShardStateUnsplit` as far as the checks read it; the referenced parts stay cells (maybe pruned). */
 export interface ProvenShardState {
@@ -31,7 +32,7 @@ export function provenStateOfBlock(blockProof: Cell, stateProof: Cell, blockRoot
   const block = unwrapMerkleProof(blockProof, `${check}.block_root_hash`, blockRootHash);
   const update = provenReader(block, `${check}.block`);
   const stateUpdate = proofRead(`${check}.block`, () => {
-    if (update.uint(32) !== 0x11ef55aa) throw new ProofError(`${check}.block`, 'malformed', 'proven cell is not a Block');
+    if (update.uint(32) !== BLOCK_TAG) throw new ProofError(`${check}.block`, 'malformed', 'proven cell is not a Block');
     return block.refs[2];
   });
   if (!stateUpdate) throw new ProofError(`${check}.block`, 'malformed', 'Block has no state_update');
@@ -76,17 +77,12 @@ export interface McStateExtra {
 }
 
 // masterchain_state_extra#cc26 shard_hashes:ShardHashes config:ConfigParams ^[ … ] global_balance:CurrencyCollection
-// _ config_addr:bits256 config:^(Hashmap 32 ^Cell) = ConfigParams;
+// _ config_addr:bits256 config:^(Hashmap 32 ^Cell) = ConfigParams;  (read by tlb/mc-state-extra.ts)
 export function readMcStateExtra(custom: Cell, check: string): McStateExtra {
   const r = provenReader(custom, check);
   return proofRead(check, () => {
-    const tag = r.uint(16);
-    if (tag !== MC_STATE_EXTRA_TAG) throw new ProofError(check, 'malformed', `McStateExtra tag 0x${tag.toString(16)} is not 0xcc26`);
-    const shardHashes = r.maybeRef();
-    const configAddress = r.hex(256);
-    const configParams = r.ref();
-    const info = r.ref();
-    return { shardHashes, configAddress, configParams, info };
+    const { shardHashes, config, info } = loadMcStateExtraParts(r);
+    return { shardHashes, configAddress: config.configAddress.toString('hex'), configParams: config.config, info };
   });
 }
 
@@ -123,14 +119,7 @@ export function checkConfigProof(stateProof: Buffer, configProof: Buffer, blockR
 export function readMcStateInfo(info: Cell, check: string): { validatorListHashShort: number; catchainSeqno: number; lastKeyBlockSeqno: number | null } {
   const r = provenReader(info, check);
   return proofRead(check, () => {
-    r.skip(16); // flags
-    const validatorListHashShort = r.uint(32);
-    const catchainSeqno = r.uint(32);
-    r.skip(1); // nx_cc_updated
-    r.skipMaybeRef(); // prev_blocks:OldMcBlocksInfo = HashmapAugE 32 KeyExtBlkRef KeyMaxLt …
-    r.skip(65); // … and its root extra inline, KeyMaxLt = key:Bool max_end_lt:uint64
-    r.skip(1); // after_key_block
-    const lastKeyBlockSeqno = r.bool() ? (r.skip(64), r.uint(32)) : null; // ext_blk_ref: end_lt, seq_no, …
-    return { validatorListHashShort, catchainSeqno, lastKeyBlockSeqno };
+    const { validatorInfo, lastKeyBlock } = loadMcStateInfo(r);
+    return { validatorListHashShort: validatorInfo.validatorListHashShort, catchainSeqno: validatorInfo.catchainSeqno, lastKeyBlockSeqno: lastKeyBlock?.seqno ?? null };
   });
 }
