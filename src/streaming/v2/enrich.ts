@@ -20,7 +20,7 @@ export interface V2Enricher {
   build(accounts: readonly AccountId[], book: boolean, metadata: boolean): Promise<Enrichment>;
 }
 
-const within = <T>(p: Promise<T>, ms: number, fallback: T): Promise<T> =>
+export const within = <T>(p: Promise<T>, ms: number, fallback: T): Promise<T> =>
   new Promise((resolve) => {
     const timer = setTimeout(() => resolve(fallback), ms);
     timer.unref();

@@ -12,6 +12,7 @@ import type { FinalityTracker } from '../../pipeline/finality/tracker.js';
 import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
 import { actionVisible, expandActionTypes, noContractFacts, pickAddressBook, pickMetadata, traceContent, transactionAddresses, v3Address, v3Transaction, type TraceContent, type TraceContext, type V3AddressBook, type V3Metadata } from './v3/index.js';
 import type { V2Enricher } from './enrich.js';
+import { changesJettonBalance, type StateNotice, type V2StateReader } from './states.js';
 import type { V2Connection } from './connection.js';
 import { V2Index } from './index-map.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
@@ -32,6 +33,8 @@ export interface V2HubOptions {
   replayPageSize?: number;
   /** Builds `address_book`/`metadata` for subscriptions that include them (null: the flags add nothing). */
   enricher?: V2Enricher | null;
+  /** Reads account and jetton wallet states for `account_state_change`/`jettons_change` (null: never sent). */
+  states?: V2StateReader | null;
 }
 
 interface Invalidation {
@@ -175,6 +178,8 @@ export class V2Hub {
       };
       for (const a of g.accounts) this.index.ofAccount(a)?.forEach(note);
       if (this.index.hasTraces() && g.norm) this.index.ofTrace(g.norm)?.forEach(note);
+      // a wallet's owner is known only once get_wallet_data answers: its subscribers wait in line for it
+      if (this.options.states && g.txs.some(changesJettonBalance)) for (const c of this.connections) if (c.subscription?.types.has('jettons_change')) note(c);
     }
     for (const [c, mine] of touched) this.deliverBatch(c, batch, mine);
     for (const c of this.connections) if (!c.replaying) advance(c, batch);
@@ -215,6 +220,7 @@ export class V2Hub {
           this.emit(c, `${g.position}.2`, payload, g, () => groupContent(g).addresses, () => actions.flatMap((a) => a.accounts ?? []));
         }
       }
+      this.sendStates(c, g.txs, 'finalized', (kind) => (after({ position: g.position, kind }, c.cursor) ? `${g.position}.${kind}` : null));
     }
   }
 
@@ -278,6 +284,7 @@ export class V2Hub {
       this.emit(c, this.provisionalId(c), payload, event, () => provisionalAccounts(accounts, txs), () => content.addresses.map(v3Address));
       sent = true;
     }
+    if (event.finality === 'confirmed') this.sendStates(c, txs, 'confirmed', () => this.provisionalId(c));
     if (sent) {
       let told = this.told.get(event.trace);
       if (!told) this.told.set(event.trace, (told = new Set()));
@@ -302,6 +309,33 @@ export class V2Hub {
     }
     for (const inv of this.invalidations) if (inv.seq > seen) this.sendInvalidated(c, inv.norm, inv.accounts, false, true);
     for (const event of this.options.finality?.inFlight() ?? []) this.sendProvisional(c, event);
+  }
+
+  /**
+   * `account_state_change` (kind 3: each account's last transaction here) and `jettons_change` (kind 4: each
+   * balance-changing jetton message), to a subscriber of the account (the wallet or its owner for jettons).
+   * `idOf` names the id, or null when the client has seen that kind already.
+   */
+  private sendStates(c: V2Connection, txs: readonly TransactionModel[], finality: 'confirmed' | 'finalized', idOf: (kind: number) => string | null): void {
+    const sub = c.subscription;
+    const states = this.options.states;
+    if (!sub || !states) return;
+    const later = (id: string | null, notice: Promise<StateNotice | null>) => {
+      if (id === null) return;
+      this.after(c, async () => {
+        const n = await notice;
+        if (n && n.accounts.some((a) => c.subscription?.addresses.has(a))) this.write(c, id, n.payload);
+      });
+    };
+    if (sub.types.has('account_state_change')) {
+      const last = new Map<AccountId, TransactionModel>();
+      for (const tx of txs) {
+        const seen = last.get(tx.account);
+        if (sub.addresses.has(tx.account) && (!seen || seen.lt < tx.lt)) last.set(tx.account, tx);
+      }
+      for (const tx of last.values()) later(idOf(3), states.accountState(tx, finality));
+    }
+    if (sub.types.has('jettons_change')) for (const tx of txs) if (changesJettonBalance(tx)) later(idOf(4), states.jettonWallet(tx, finality));
   }
 
   /**

@@ -2,8 +2,13 @@
 // address book names every account the client's notification mentions (wallets non-bounceable, as TON
 // Center does; a jetton master bounceable), metadata carries the devnet jetton master's on-chain TEP-64
 // content, and a client without the flags gets neither key. Notifications keep their order per connection.
+// account_state_change and jettons_change: a jetton transfer from alice to bob yields both jetton wallets'
+// new balances (as get_wallet_data says afterwards) and the states the transactions left (HASH_UPDATE).
+import { Cell, loadTransaction } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFriendly } from '../../src/chain/address.js';
+import { jettonWalletBalance } from '../../src/chain/jetton.js';
+import { jettonWalletOf } from '../../src/chain/devnet/inputs.js';
 import type { DevnetChain } from '../../src/chain/devnet/chain.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { openSse, openWs, type V2Event } from '../support/v2-client.js';
@@ -70,6 +75,57 @@ describe('streaming v2 address book and metadata on the devnet', () => {
     a.abort();
     b.abort();
     ws.close();
+    await svc.settle();
+  });
+
+  it('a jetton transfer: account_state_change and jettons_change, only for subscribed addresses', async () => {
+    const alice = chain.directory!.wallets.find((w) => w.name === 'alice')!;
+    const bob = chain.directory!.wallets.find((w) => w.name === 'bob')!;
+    const usdt = chain.directory!.jettons.find((j) => j.key === 'usdt')!;
+    const walletOf = async (owner: typeof bob) => (await jettonWalletOf(chain, usdt.masterId, owner.address, 'owner')).toRawString();
+    const [aliceWallet, bobWallet] = [await walletOf(alice), await walletOf(bob)];
+    const mine: V2Event[] = [];
+    const other: V2Event[] = [];
+    const types = ['account_state_change', 'jettons_change'];
+    const a = await openSse(`${svc.url}/streaming/v2/sse?api_key=${key}`, { types, addresses: [bobWallet, alice.id], min_finality: 'confirmed' }, { onEvent: (e) => mine.push(e) });
+    const carol = chain.directory!.wallets.find((w) => w.name === 'carol')!;
+    const b = await openSse(`${svc.url}/streaming/v2/sse?api_key=${key}`, { types, addresses: [carol.id], min_finality: 'confirmed' }, { onEvent: (e) => other.push(e) });
+    const res = await svc.api('/devnet/jetton/send', { method: 'POST', json: { from: 'alice', jetton: 'usdt', to: 'bob', amount: '1000000' } });
+    expect(res.status).toBe(200);
+    for (let i = 0; i < 4; i++) await svc.produceBlock();
+    const of = (type: string, finality: string) => mine.filter((e) => e.event === 'event' && e.data.type === type && e.data.finality === finality).map((e) => e.data as Record<string, any>);
+    await until(() => of('jettons_change', 'finalized').length >= 2 && of('account_state_change', 'finalized').some((n) => n.account === v3(bobWallet)), () => mine);
+
+    // jettons_change: both wallets of the transfer (bob's subscribed itself, alice's through its owner), balances as get_wallet_data says now
+    const jettons = of('jettons_change', 'finalized').map((n) => n.jetton);
+    expect(jettons.map((j) => j.address).sort()).toEqual([v3(aliceWallet), v3(bobWallet)].sort());
+    for (const [wallet, owner] of [[aliceWallet, alice.id], [bobWallet, bob.id]] as const) {
+      const j = jettons.find((x) => x.address === v3(wallet))!;
+      expect(j).toMatchObject({ balance: (await jettonWalletBalance(chain, wallet)).toString(), owner: v3(owner), jetton: v3(usdt.masterId) });
+      expect(j.last_transaction_lt).toBe((await chain.getAccountState(wallet)).lastTxLt.toString());
+    }
+    // account_state_change: each state is one its account's transactions left (HASH_UPDATE's new hash, read independently)
+    const newHashes = async (account: string) => {
+      const s = await chain.getAccountState(account);
+      const txs = await chain.getTransactions(account, s.lastTxLt, s.lastTxHash, 5);
+      return txs.map((t) => loadTransaction(Cell.fromBase64(t.boc).beginParse()).stateUpdate.newHash.toString('base64'));
+    };
+    const states = [...of('account_state_change', 'confirmed'), ...of('account_state_change', 'finalized')];
+    for (const n of states) {
+      expect(Object.keys(n)).toEqual(['type', 'finality', 'account', 'state']);
+      expect([v3(alice.id), v3(bobWallet)]).toContain(n.account);
+      expect(await newHashes(n.account.toLowerCase())).toContain(n.state.hash);
+    }
+    const bobState = of('account_state_change', 'finalized').filter((n) => n.account === v3(bobWallet));
+    expect(bobState).toHaveLength(1);
+    expect(bobState[0]!.state).toMatchObject({ hash: (await newHashes(bobWallet))[0], account_status: 'active', balance: (await chain.getAccountState(bobWallet)).balance.toString() });
+    // confirmed: only the trace's first transaction (alice's wallet) reaches the hub, and only if its state is readable yet
+    expect(of('account_state_change', 'confirmed').every((n) => n.account === v3(alice.id))).toBe(true);
+    expect(of('jettons_change', 'confirmed')).toEqual([]);
+    // nothing for a client whose addresses the transfer does not touch
+    expect(other.filter((e) => e.event === 'event')).toEqual([]);
+    a.abort();
+    b.abort();
     await svc.settle();
   });
 });
