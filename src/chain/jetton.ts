@@ -93,3 +93,21 @@ export async function jettonWalletBalance(source: GetMethodRunner, wallet: Accou
   if (res.exitCode === NO_CODE_EXIT_CODE) return 0n;
   throw new JettonAnswerError(wallet, method, res.exitCode, `is not a jetton wallet (${method} exit code ${res.exitCode})`);
 }
+
+/** TEP-74 `get_wallet_data`: (balance, owner, jetton master, wallet code). */
+export interface JettonWalletData {
+  balance: bigint;
+  owner: AccountId;
+  jetton: AccountId;
+}
+
+/** A jetton wallet's `get_wallet_data` as it claims it (prove the master with jettonWalletAddress). */
+export async function jettonWalletData(source: GetMethodRunner, wallet: AccountId): Promise<JettonWalletData> {
+  const method = 'get_wallet_data';
+  const res = await source.runGetMethod(wallet, method);
+  const [balance, owner, jetton] = [res.stack[0], addressAnswer(res.stack[1]), addressAnswer(res.stack[2])];
+  if (res.exitCode !== 0 || balance?.type !== 'int' || !owner || !jetton) {
+    throw new JettonAnswerError(wallet, method, res.exitCode, `is not a jetton wallet (${method} exit code ${res.exitCode})`);
+  }
+  return { balance: balance.value, owner, jetton };
+}

@@ -12,6 +12,9 @@ import { sseRoutes } from './sse.js';
 import { websocketRoutes } from './ws.js';
 import type { FinalityTracker } from '../pipeline/finality/tracker.js';
 import { V2Hub, type V2HubOptions } from './v2/hub.js';
+import { chainEnricher } from './v2/enrich.js';
+import { V2StateReader } from './v2/states.js';
+import type { ChainSource } from '../chain/source.js';
 import { v2Routes } from './v2/routes.js';
 
 export { StreamHub, type StreamHubOptions } from './hub.js';
@@ -29,6 +32,8 @@ export interface StreamingDeps {
   logger: Logger;
   /** Provisional levels for Streaming v2 (null: finalized only). */
   finality?: FinalityTracker | null;
+  /** Proven account reads for Streaming v2's address book and metadata (absent: the flags add nothing). */
+  source?: Pick<ChainSource, 'getAccountState' | 'getTransactions' | 'runGetMethod' | 'network'>;
 }
 
 /** The component over its dependencies; `overrides` shorten timings in tests. */
@@ -49,6 +54,8 @@ export function createStreaming(
   const v2 = new V2Hub({
     log: deps.events,
     finality: deps.finality ?? null,
+    enricher: deps.source ? chainEnricher(deps.source) : null,
+    states: deps.source ? new V2StateReader(deps.source) : null,
     logger: deps.logger.child({ component: 'streaming-v2' }),
     bufferBytes: deps.config.streamBufferBytes,
     writeTimeoutMs: deps.config.streamWriteTimeoutMs,

@@ -14,6 +14,8 @@ export abstract class V2Connection {
   lastWriteAt = Date.now();
   lastProgressAt = Date.now();
   lastBuffered = 0;
+  /** The last write still waiting for its address book/metadata: later writes queue behind it (order per connection). */
+  tail: Promise<void> | null = null;
 
   /** Writes one notification (its JSON object text); `id` is the event id (SSE `id:`; WS `event_id` when asked for). */
   abstract send(id: string, payload: string): void;

@@ -10,7 +10,9 @@ import type { EventLog } from '../../bus/types.js';
 import type { AccountId, HashHex, TransactionModel } from '../../chain/model.js';
 import type { FinalityTracker } from '../../pipeline/finality/tracker.js';
 import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
-import { actionVisible, expandActionTypes, noContractFacts, traceContent, v3Transaction, type TraceContent, type TraceContext } from './v3/index.js';
+import { actionVisible, expandActionTypes, noContractFacts, pickAddressBook, pickMetadata, traceContent, transactionAddresses, v3Address, v3Transaction, type TraceContent, type TraceContext, type V3AddressBook, type V3Metadata } from './v3/index.js';
+import type { V2Enricher } from './enrich.js';
+import { changesJettonBalance, type StateNotice, type V2StateReader } from './states.js';
 import type { V2Connection } from './connection.js';
 import { V2Index } from './index-map.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
@@ -29,6 +31,10 @@ export interface V2HubOptions {
   writeTimeoutMs: number;
   keepaliveMs?: number;
   replayPageSize?: number;
+  /** Builds `address_book`/`metadata` for subscriptions that include them (null: the flags add nothing). */
+  enricher?: V2Enricher | null;
+  /** Reads account and jetton wallet states for `account_state_change`/`jettons_change` (null: never sent). */
+  states?: V2StateReader | null;
 }
 
 interface Invalidation {
@@ -117,7 +123,7 @@ export class V2Hub {
       const cursor = connection.cursor;
       if (oldest !== null && cursor.position < oldest - 1) {
         // Never a silent hole: name what is gone, then continue from the oldest retained batch.
-        this.write(connection, `${oldest - 1}.${LAST_KIND}`, JSON.stringify({ type: 'gap', last_event_id: cursorId(cursor), first_available: `${oldest}.0` }));
+        this.queue(connection, `${oldest - 1}.${LAST_KIND}`, JSON.stringify({ type: 'gap', last_event_id: cursorId(cursor), first_available: `${oldest}.0` }));
         connection.cursor = { ...cursor, position: oldest - 1, kind: LAST_KIND };
       }
       const head = log.headPosition();
@@ -137,6 +143,7 @@ export class V2Hub {
         this.deliverBatch(connection, batch, groupBatch(batch, this.norms));
         // paced by the client's reading: a catch-up is never mistaken for a slow consumer
         if (connection.bufferedBytes() > this.options.bufferBytes / 2) await this.drained(connection);
+        if (connection.tail) await connection.tail; // notifications waiting for their address book count too
       }
     }
   }
@@ -171,6 +178,8 @@ export class V2Hub {
       };
       for (const a of g.accounts) this.index.ofAccount(a)?.forEach(note);
       if (this.index.hasTraces() && g.norm) this.index.ofTrace(g.norm)?.forEach(note);
+      // a wallet's owner is known only once get_wallet_data answers: its subscribers wait in line for it
+      if (this.options.states && g.txs.some(changesJettonBalance)) for (const c of this.connections) if (c.subscription?.types.has('jettons_change')) note(c);
     }
     for (const [c, mine] of touched) this.deliverBatch(c, batch, mine);
     for (const c of this.connections) if (!c.replaying) advance(c, batch);
@@ -194,20 +203,24 @@ export class V2Hub {
         const txs = g.txs.filter((tx) => sub!.addresses.has(tx.account));
         if (txs.length > 0) {
           const list = ltDescending(txs).map((tx) => finalizedJson(tx, g)).join(',');
-          this.write(c, `${g.position}.0`, `{"type":"transactions","finality":"finalized","trace_external_hash_norm":${norm},"transactions":[${list}]}`);
+          const mentions = () => groupContent(g).transactions.filter((t) => sub!.addresses.has(t.account.toLowerCase())).flatMap(transactionAddresses);
+          this.emit(c, `${g.position}.0`, `{"type":"transactions","finality":"finalized","trace_external_hash_norm":${norm},"transactions":[${list}]}`, g, () => groupContent(g).addresses, mentions);
         }
       }
       if (sub!.types.has('trace') && g.norm && sub!.traces.has(g.norm) && after({ position: g.position, kind: 1 }, c.cursor)) {
         const content = groupContent(g);
-        this.write(c, `${g.position}.1`, JSON.stringify({ type: 'trace', finality: 'finalized', trace_external_hash_norm: b64(g.norm), trace: content.trace, transactions: content.transactionMap }));
+        const payload = JSON.stringify({ type: 'trace', finality: 'finalized', trace_external_hash_norm: b64(g.norm), trace: content.trace, transactions: content.transactionMap });
+        this.emit(c, `${g.position}.1`, payload, g, () => content.addresses, () => content.addresses.map(v3Address));
       }
       if (sub!.types.has('actions') && wholeTrace(g) && after({ position: g.position, kind: 2 }, c.cursor)) {
         const filter = { actionTypes: new Set(sub!.actionTypes), supported: expandActionTypes(sub!.supportedActionTypes) };
         const actions = groupContent(g).actions.filter((a) => actionVisible(a, filter) && (a.accounts ?? []).some((acc) => sub!.addresses.has(acc.toLowerCase())));
         if (actions.length > 0) {
-          this.write(c, `${g.position}.2`, JSON.stringify({ type: 'actions', finality: 'finalized', trace_external_hash_norm: g.norm ? b64(g.norm) : null, actions }));
+          const payload = JSON.stringify({ type: 'actions', finality: 'finalized', trace_external_hash_norm: g.norm ? b64(g.norm) : null, actions });
+          this.emit(c, `${g.position}.2`, payload, g, () => groupContent(g).addresses, () => actions.flatMap((a) => a.accounts ?? []));
         }
       }
+      this.sendStates(c, g.txs, 'finalized', (kind) => (after({ position: g.position, kind }, c.cursor) ? `${g.position}.${kind}` : null));
     }
   }
 
@@ -260,15 +273,18 @@ export class V2Hub {
     if (sub.types.has('transactions') && accounts.some((a) => sub.addresses.has(a))) {
       const mine = txs.filter((tx) => sub.addresses.has(tx.account));
       const ctx = provisionalContext(event.finality, event.trace);
-      const payload = { type: 'transactions', finality: event.finality, trace_external_hash_norm: norm, transactions: mine.map((tx) => v3Transaction(tx, ctx)) };
-      this.write(c, this.provisionalId(c), JSON.stringify(payload));
+      const v3 = mine.map((tx) => v3Transaction(tx, ctx));
+      const payload = { type: 'transactions', finality: event.finality, trace_external_hash_norm: norm, transactions: v3 };
+      this.emit(c, this.provisionalId(c), JSON.stringify(payload), event, () => provisionalAccounts(accounts, txs), () => v3.flatMap(transactionAddresses));
       sent = true;
     }
     if (sub.types.has('trace') && sub.traces.has(event.trace)) {
       const content = traceContent(txs, provisionalContext(event.finality, event.trace), noContractFacts);
-      this.write(c, this.provisionalId(c), JSON.stringify({ type: 'trace', finality: event.finality, trace_external_hash_norm: norm, trace: content.trace, transactions: content.transactionMap }));
+      const payload = JSON.stringify({ type: 'trace', finality: event.finality, trace_external_hash_norm: norm, trace: content.trace, transactions: content.transactionMap });
+      this.emit(c, this.provisionalId(c), payload, event, () => provisionalAccounts(accounts, txs), () => content.addresses.map(v3Address));
       sent = true;
     }
+    if (event.finality === 'confirmed') this.sendStates(c, txs, 'confirmed', () => this.provisionalId(c));
     if (sent) {
       let told = this.told.get(event.trace);
       if (!told) this.told.set(event.trace, (told = new Set()));
@@ -281,7 +297,7 @@ export class V2Hub {
     const sub = c.subscription;
     const asked = sub?.types.has('trace_invalidated') && (sub.traces.has(norm) || accounts.some((a) => sub.addresses.has(a)));
     const interested = sub && FINALITY_RANK[sub.minFinality] < FINALITY_RANK.finalized && (sub.types.has('transactions') || sub.types.has('trace')) && (accounts.some((a) => sub.addresses.has(a)) || sub.traces.has(norm));
-    if (told || asked || (resumed && interested)) this.write(c, this.provisionalId(c), JSON.stringify({ type: 'trace_invalidated', trace_external_hash_norm: b64(norm) }));
+    if (told || asked || (resumed && interested)) this.queue(c, this.provisionalId(c), JSON.stringify({ type: 'trace_invalidated', trace_external_hash_norm: b64(norm) }));
   }
 
   /** After a resume: invalidations it missed (or gap), then every trace in flight at its current level. */
@@ -289,10 +305,86 @@ export class V2Hub {
     const seen = c.cursor.provisional ?? this.provisionalSeq;
     const oldest = this.invalidations[0]?.seq ?? this.provisionalSeq + 1;
     if (seen + 1 < oldest && this.invalidations.length >= INVALIDATION_RING) {
-      this.write(c, this.provisionalId(c), JSON.stringify({ type: 'gap', provisional: true, last_event_id: `${cursorId(c.cursor)}~${seen}` }));
+      this.queue(c, this.provisionalId(c), JSON.stringify({ type: 'gap', provisional: true, last_event_id: `${cursorId(c.cursor)}~${seen}` }));
     }
     for (const inv of this.invalidations) if (inv.seq > seen) this.sendInvalidated(c, inv.norm, inv.accounts, false, true);
     for (const event of this.options.finality?.inFlight() ?? []) this.sendProvisional(c, event);
+  }
+
+  /**
+   * `account_state_change` (kind 3: each account's last transaction here) and `jettons_change` (kind 4: each
+   * balance-changing jetton message), to a subscriber of the account (the wallet or its owner for jettons).
+   * `idOf` names the id, or null when the client has seen that kind already.
+   */
+  private sendStates(c: V2Connection, txs: readonly TransactionModel[], finality: 'confirmed' | 'finalized', idOf: (kind: number) => string | null): void {
+    const sub = c.subscription;
+    const states = this.options.states;
+    if (!sub || !states) return;
+    const later = (id: string | null, notice: Promise<StateNotice | null>) => {
+      if (id === null) return;
+      this.after(c, async () => {
+        const n = await notice;
+        if (n && n.accounts.some((a) => c.subscription?.addresses.has(a))) this.write(c, id, n.payload);
+      });
+    };
+    if (sub.types.has('account_state_change')) {
+      const last = new Map<AccountId, TransactionModel>();
+      for (const tx of txs) {
+        const seen = last.get(tx.account);
+        if (sub.addresses.has(tx.account) && (!seen || seen.lt < tx.lt)) last.set(tx.account, tx);
+      }
+      for (const tx of last.values()) later(idOf(3), states.accountState(tx, finality));
+    }
+    if (sub.types.has('jettons_change')) for (const tx of txs) if (changesJettonBalance(tx)) later(idOf(4), states.jettonWallet(tx, finality));
+  }
+
+  /**
+   * A notification that may carry `address_book`/`metadata` (Go's order: after the payload's own fields).
+   * Their parts are built once per event (`event` keys the cache) over `accounts`, then picked per client
+   * over `mentions`; every write to the connection waits behind the ones queued before it.
+   */
+  private emit(c: V2Connection, id: string, payload: string, event: object, accounts: () => readonly AccountId[], mentions: () => Iterable<string>): void {
+    const sub = c.subscription;
+    const enricher = this.options.enricher;
+    const book = !!(enricher && sub?.includeAddressBook);
+    const meta = !!(enricher && sub?.includeMetadata);
+    if (!book && !meta) return this.queue(c, id, payload);
+    const parts = this.enrichment(event, accounts, book, meta);
+    this.after(c, async () => {
+      const [b, m] = await parts;
+      const mentioned = [...new Set(mentions())];
+      let text = payload;
+      if (b) text = `${text.slice(0, -1)},"address_book":${JSON.stringify(pickAddressBook(b, mentioned))}}`;
+      if (m) text = `${text.slice(0, -1)},"metadata":${JSON.stringify(pickMetadata(m, mentioned))}}`;
+      this.write(c, id, text);
+    });
+  }
+
+  /** A write in the connection's order: now, or behind the enriched notifications still being built. */
+  private queue(c: V2Connection, id: string, payload: string): void {
+    if (!c.tail) this.write(c, id, payload);
+    else this.after(c, async () => this.write(c, id, payload));
+  }
+
+  private after(c: V2Connection, step: () => Promise<void>): void {
+    // never rejects: one failed write must not stop the ones queued behind it
+    const next: Promise<void> = (c.tail ?? Promise.resolve())
+      .then(step)
+      .catch((err) => this.options.logger.error({ err }, 'v2 stream: enriched write failed'))
+      .finally(() => {
+        if (c.tail === next) c.tail = null;
+      });
+    c.tail = next;
+  }
+
+  /** The event's address book and metadata, each built at most once per event (a WeakMap on the event object). */
+  private enrichment(event: object, accounts: () => readonly AccountId[], book: boolean, meta: boolean): Promise<[V3AddressBook | null, V3Metadata | null]> {
+    let cached = enrichments.get(event);
+    if (!cached) enrichments.set(event, (cached = {}));
+    const enricher = this.options.enricher!;
+    if (book && !cached.book) cached.book = enricher.build(accounts(), true, false).then((e) => e.book);
+    if (meta && !cached.meta) cached.meta = enricher.build(accounts(), false, true).then((e) => e.metadata);
+    return Promise.all([book ? cached.book! : null, meta ? cached.meta! : null]);
   }
 
   /** `payload` is the notification's JSON object text. */
@@ -324,6 +416,18 @@ export class V2Hub {
       }
     }
   }
+}
+
+const enrichments = new WeakMap<object, { book?: Promise<V3AddressBook>; meta?: Promise<V3Metadata> }>();
+
+/** Accounts a provisional notification mentions: the trace's known accounts and its transactions' peers. */
+function provisionalAccounts(accounts: readonly AccountId[], txs: readonly TransactionModel[]): AccountId[] {
+  const out = new Set(accounts);
+  for (const tx of txs) {
+    if (tx.inMessage?.source) out.add(tx.inMessage.source);
+    for (const m of tx.outMessages) if (m.destination) out.add(m.destination);
+  }
+  return [...out];
 }
 
 const b64 = (hex: HashHex): string => Buffer.from(hex, 'hex').toString('base64');

@@ -28,3 +28,4 @@ export { accountStateChange, jettonsChange, type JettonWalletState } from './sta
 export { AddressBookBuilder, pickAddressBook, type AddressBookOptions, type DomainResolver } from './address-book.js';
 export { MetadataReader, pickMetadata, guardedFetcher, type MetadataOptions, type OffchainFetcher } from './metadata.js';
 export { traceContent, transactionAddresses, type TraceContent } from './content.js';
+export { readTransactionCell } from './transaction-cell.js';
