@@ -15,7 +15,7 @@ import { toCore } from '../cell/core.js';
 import type { BlockId, TransactionModel } from '../model.js';
 import { readBlockInfo, type BlockHeaderInfo } from './block-info.js';
 import { BLOCK_TAG } from '../tlb/block.js';
-import { forEachLeaf, forEachLeafE } from '../tlb/hashmap-reader.js';
+import { forEachLeaf, forEachLeafE } from '../tlb/hashmap.js';
 import { readCurrencyCollection } from './message.js';
 import { CellLayoutError, readerOf } from './reader.js';
 import { readShardHashes, type ShardBlockRef } from './shard-hashes.js';

@@ -2,7 +2,7 @@
 // that a masterchain block commits (block.tlb), as the model speaks of it; tlb/shard-descr.ts reads the TL-B.
 import type { BlockId } from '../model.js';
 import { shardHex } from './block-info.js';
-import { forEachKeyedLeaf } from '../tlb/hashmap-reader.js';
+import { forEachKeyedLeaf } from '../tlb/hashmap.js';
 import { loadShardDescrHead, loadShardTree, shardTreeLeaves, type ShardDescrHead } from '../tlb/shard-descr.js';
 import type { Reader } from '../cell/reader.js';
 import { CellLayoutError } from './reader.js';

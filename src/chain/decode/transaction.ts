@@ -4,7 +4,7 @@ import type { Cell } from '@ton/core';
 import type { CellRef } from '../cell/cell.js';
 import type { Reader } from '../cell/reader.js';
 import type { AccountStatus, MessageModel, SourcedTransaction, TransactionModel } from '../model.js';
-import { forEachLeafE } from '../tlb/hashmap-reader.js';
+import { forEachLeafE } from '../tlb/hashmap.js';
 import { classifyInbound } from './inbound.js';
 import { decodeMessage, readCurrencyCollection } from './message.js';
 import { readActionPhase, readBouncePhase, readComputePhase, readCreditPhase, skipStoragePhase } from './phases.js';

@@ -4,11 +4,13 @@
 //   _ (HashmapAugE 256 AccountBlock CurrencyCollection) = ShardAccountBlocks
 // Extras are the transactions' total fees, summed up the forks (the node's aug rule for both maps).
 import {
-  beginCell, loadCurrencyCollection, loadHashUpdate, storeCurrencyCollection, storeHashUpdate,
+  beginCell, loadHashUpdate, storeCurrencyCollection, storeHashUpdate,
   type Builder, type Cell, type CurrencyCollection, type HashUpdate, type Slice,
 } from '@ton/core';
-import { addCurrency, ZERO } from './currency.js';
-import { loadHashmapAug, loadHashmapAugE, sortByKey, storeHashmap, storeHashmapAugE, type HashmapCodec, type HashmapEntry } from './hashmap.js';
+import { CellReader } from '../cell/core-reader.js';
+import type { Reader } from '../cell/reader.js';
+import { addCurrency, readCurrencyWithExtras, ZERO } from './currency.js';
+import { readHashmapAug, readHashmapAugE, sortByKey, storeHashmap, storeHashmapAugE, type HashmapCodec, type HashmapEntry } from './hashmap.js';
 
 const ACC_TRANS_TAG = 0x5;
 
@@ -34,13 +36,13 @@ const feesCodec: Required<HashmapCodec<Cell, CurrencyCollection>> = {
   extra: { store: (c, b) => void b.store(storeCurrencyCollection(c)), sum: addCurrency },
 };
 
-export function loadAccountBlock(s: Slice): AccountBlock {
-  const tag = s.loadUint(4);
+export function loadAccountBlock(r: Reader<Cell>): AccountBlock {
+  const tag = r.uint(4);
   if (tag !== ACC_TRANS_TAG) throw new Error(`AccountBlock tag 0x${tag.toString(16)} is not 0x5`);
-  const address = s.loadUintBig(256);
+  const address = r.bigUint(256);
   const entries: HashmapEntry<Cell, CurrencyCollection>[] = [];
-  loadHashmapAug(s, 64, entries, (v) => v.loadRef(), loadCurrencyCollection);
-  const stateUpdate = loadHashUpdate(s.loadRef().beginParse());
+  readHashmapAug(r, 64, entries, (v) => v.ref(), readCurrencyWithExtras);
+  const stateUpdate = loadHashUpdate(r.ref().beginParse());
   return { address, transactions: entries.map((e) => ({ lt: e.key, cell: e.value, fees: e.extra! })), stateUpdate };
 }
 
@@ -57,8 +59,10 @@ export function accountBlockFees(src: AccountBlock): CurrencyCollection {
   return src.transactions.reduce((sum, t) => addCurrency(sum, t.fees), ZERO);
 }
 
-export function loadShardAccountBlocks(s: Slice): AccountBlock[] {
-  return loadHashmapAugE(s, 256, loadAccountBlock, loadCurrencyCollection).entries.map((e) => e.value);
+/** ShardAccountBlocks at the reader; an @ton/core Slice is read as the cell it spans. */
+export function loadShardAccountBlocks(from: Reader<Cell> | Slice): AccountBlock[] {
+  const r = 'loadUint' in from ? new CellReader(from.asCell()) : from;
+  return readHashmapAugE(r, 256, loadAccountBlock, readCurrencyWithExtras).entries.map((e) => e.value);
 }
 
 export function storeShardAccountBlocks(src: AccountBlock[]): (b: Builder) => void {

@@ -5,6 +5,7 @@
 //     rand_seed:bits256 created_by:bits256 custom:(Maybe ^McBlockExtra) = BlockExtra
 // The message descriptions and the state update are kept as their cells (nothing reads inside them yet).
 import { beginCell, storeCurrencyCollection, type Builder, type Cell, type Slice } from '@ton/core';
+import { CellReader } from '../cell/core-reader.js';
 import { loadShardAccountBlocks, storeShardAccountBlocks, type AccountBlock } from './account-block.js';
 import { blockInfoOf, storeBlockInfo, type BlockInfo } from './block-info.js';
 import { ZERO } from './currency.js';
@@ -39,7 +40,7 @@ export function loadBlockExtra(s: Slice): BlockExtra {
   if (tag !== BLOCK_EXTRA_TAG) throw new Error(`BlockExtra tag 0x${tag.toString(16)} is not 0x4a33f6fd`);
   const inMsgDescr = s.loadRef();
   const outMsgDescr = s.loadRef();
-  const accountBlocks = loadShardAccountBlocks(s.loadRef().beginParse());
+  const accountBlocks = loadShardAccountBlocks(new CellReader(s.loadRef()));
   const randSeed = s.loadBuffer(32);
   const createdBy = s.loadBuffer(32);
   const custom = s.loadBit() ? loadMcBlockExtra(s.loadRef().beginParse()) : null;

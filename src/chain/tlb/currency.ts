@@ -1,6 +1,6 @@
 // CurrencyCollection arithmetic for the augmented maps and value flows of blocks (block.tlb):
 //   currencies$_ grams:Grams other:ExtraCurrencyCollection = CurrencyCollection
-import { beginCell, Dictionary, type Builder, type Cell, type CurrencyCollection, type Slice } from '@ton/core';
+import { beginCell, Dictionary, type Builder, type Cell, type CurrencyCollection } from '@ton/core';
 import { CellRef } from '../cell/cell.js';
 import { toCore } from '../cell/core.js';
 import type { Reader } from '../cell/reader.js';
@@ -31,11 +31,6 @@ export interface RawCurrency {
   other: Cell | null;
 }
 
-export function loadRawCurrency(s: Slice): RawCurrency {
-  const coins = s.loadCoins();
-  return { coins, other: s.loadBit() ? s.loadRef() : null };
-}
-
 export function readRawCurrency(r: Reader<Cell>): RawCurrency {
   return { coins: r.coins(), other: r.maybeRef() };
 }
@@ -53,8 +48,12 @@ export function rawCurrency(c: CurrencyCollection): RawCurrency {
   return { coins: c.coins, other: beginCell().storeDictDirect(c.other).endCell() };
 }
 
-/** A CurrencyCollection over either kind of cell, as @ton/core's loadCurrencyCollection gives it ({ coins } when no extras). */
-export function readCurrencyCollection(r: Reader): CurrencyCollection {
+/**
+ * A CurrencyCollection over either kind of cell, extra currencies included, as @ton/core's
+ * loadCurrencyCollection gives it ({ coins } when no extras); decode/message.ts's readCurrencyCollection
+ * gives the coins alone.
+ */
+export function readCurrencyWithExtras(r: Reader): CurrencyCollection {
   const coins = r.coins();
   const root = r.maybeRef();
   if (root === null) return { coins };

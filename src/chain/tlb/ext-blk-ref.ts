@@ -1,5 +1,5 @@
 // ext_blk_ref$_ end_lt:uint64 seq_no:uint32 root_hash:bits256 file_hash:bits256 = ExtBlkRef (block.tlb)
-import type { Builder, Slice } from '@ton/core';
+import type { Builder } from '@ton/core';
 import type { Reader } from '../cell/reader.js';
 
 export interface ExtBlkRef {
@@ -12,11 +12,6 @@ export interface ExtBlkRef {
 /** Over either kind of cell (the hashes copied out of the BoC). */
 export function readExtBlkRef(r: Reader): ExtBlkRef {
   return { endLt: r.bigUint(64), seqno: r.uint(32), rootHash: Buffer.from(r.bytesOf(32)), fileHash: Buffer.from(r.bytesOf(32)) };
-}
-
-/** Over an @ton/core Slice, for the loaders not yet over Reader (shard-state.ts, mc-state-extra.ts). */
-export function loadExtBlkRef(s: Slice): ExtBlkRef {
-  return { endLt: s.loadUintBig(64), seqno: s.loadUint(32), rootHash: s.loadBuffer(32), fileHash: s.loadBuffer(32) };
 }
 
 export function storeExtBlkRef(src: ExtBlkRef): (b: Builder) => void {

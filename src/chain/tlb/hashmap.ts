@@ -1,11 +1,21 @@
-// Hashmaps of block.tlb ("hashmap.tlb" part) as the node writes them: plain `Hashmap n X` and the augmented
-// `HashmapAug n X Y`, whose forks carry the sum of their children's extras. @ton/core's Dictionary writes
-// no fork extras, so blocks and states (ShardAccounts, ShardAccountBlocks, OldMcBlocksInfo…) need this.
+// Hashmaps of block.tlb ("hashmap.tlb" part), read and built in one place: plain `Hashmap n X` and the
+// augmented `HashmapAug n X Y`, whose forks carry the sum of their children's extras.
 //   ahm_edge#_ label:(HmLabel ~l n) node:(HashmapAugNode m X Y)
 //   ahmn_leaf#_ extra:Y value:X = HashmapAugNode 0 X Y
 //   ahmn_fork#_ left:^(HashmapAug n X Y) right:^(HashmapAug n X Y) extra:Y = HashmapAugNode (n + 1) X Y
 //   ahme_empty$0 extra:Y | ahme_root$1 root:^(HashmapAug n X Y) extra:Y = HashmapAugE n X Y
-import { beginCell, type Builder, type Cell, type Slice } from '@ton/core';
+// Reading goes through any Reader (arena cells, or @ton/core cells wrapped in CellReader), walked or looked
+// up. Most decoders never need the keys (every value repeats its own account or lt), only the leaves in key
+// order, so the plain walk skips label bits; the keyed walk is for maps whose key is information; the
+// lookup says `pruned`, never `absent`, for a path into a pruned branch (proof checks).
+// Building writes the fork extras @ton/core's Dictionary does not (ShardAccounts, ShardAccountBlocks,
+// OldMcBlocksInfo…), with the node's choice of labels, and can reuse unchanged subtrees between builds.
+import { beginCell, type Builder, type Cell } from '@ton/core';
+import { CellReader } from '../cell/core-reader.js';
+import { CellLayoutError, PrunedCellError } from '../cell/errors.js';
+import { bitsForMax, type Reader } from '../cell/reader.js';
+
+// ---- building ----
 
 /** How a map's values and extras are written; `extra` absent for a plain (not augmented) hashmap. */
 export interface HashmapCodec<X, Y> {
@@ -23,8 +33,6 @@ export interface HashmapEntry<X, Y = never> {
   /** Leaf extra (augmented maps only). */
   extra?: Y;
 }
-
-const bitsForMax = (m: number): number => (m === 0 ? 0 : 32 - Math.clz32(m));
 
 /** A key as n binary digits, so that labels are cut as substrings (bigint bit tests cost far more). */
 const keyBits = (key: bigint, n: number): string => key.toString(2).padStart(n, '0');
@@ -220,75 +228,153 @@ export function sortByKey<T extends { key: bigint }>(entries: T[]): T[] {
 
 // ---- reading ----
 
-function loadLabel(s: Slice, m: number): { len: number; bits: bigint } {
-  if (!s.loadBit()) {
-    let len = 0;
-    while (s.loadBit()) len++;
-    return { len, bits: len ? s.loadUintBig(len) : 0n };
+export interface Label {
+  length: number;
+  /** The label's key bits as an integer; only computed when asked for. */
+  bits: bigint;
+}
+
+function checkLength(n: number, m: number): number {
+  if (n > m) throw new CellLayoutError(`hashmap label of ${n} bits exceeds ${m}`);
+  return n;
+}
+
+/** Reads `HmLabel ~l m`; `bits` holds the label's key bits only when `wantBits`. */
+export function readLabel(r: Reader, m: number, wantBits: boolean): Label {
+  if (!r.bool()) {
+    // hml_short$0 len:(Unary ~n) s:(n * Bit)
+    let n = 0;
+    while (r.bool()) n++;
+    checkLength(n, m);
+    return readLabelBits(r, n, wantBits);
   }
+  const same = r.bool();
   const width = bitsForMax(m);
-  if (!s.loadBit()) {
-    const len = s.loadUint(width);
-    return { len, bits: len ? s.loadUintBig(len) : 0n };
+  if (!same) {
+    // hml_long$10 n:(#<= m) s:(n * Bit)
+    return readLabelBits(r, checkLength(r.uint(width), m), wantBits);
   }
-  const v = s.loadBit();
-  const len = s.loadUint(width);
-  return { len, bits: v ? (1n << BigInt(len)) - 1n : 0n };
+  // hml_same$11 v:Bit n:(#<= m)
+  const v = r.bool();
+  const n = checkLength(r.uint(width), m);
+  return { length: n, bits: v && wantBits ? (1n << BigInt(n)) - 1n : 0n };
+}
+
+function readLabelBits(r: Reader, n: number, wantBits: boolean): Label {
+  if (!wantBits) {
+    r.skip(n);
+    return { length: n, bits: 0n };
+  }
+  return { length: n, bits: r.bigUint(n) };
 }
 
 /**
- * Reads a `Hashmap n X` / `HashmapAug n X Y` edge at `s`. `leaf` gets the full key and the slice placed
- * at the leaf's node (at `extra:Y value:X` for the augmented form); fork extras are skipped by `skipExtra`.
+ * Walks `Hashmap n X` (or `HashmapAug n X Y`) starting at the edge under `r`, calling `leaf` for every
+ * leaf in ascending key order with the reader placed just after the label (at `extra:Y value:X` for the
+ * augmented form, at `value:X` for the plain one). Fork extras are never read.
  */
-export function loadHashmap(s: Slice, n: number, leaf: (key: bigint, s: Slice) => void, skipExtra?: (s: Slice) => void, prefix = 0n): void {
-  const label = loadLabel(s, n);
-  const key = (prefix << BigInt(label.len)) | label.bits;
-  const m = n - label.len;
+export function forEachLeaf<C>(r: Reader<C>, n: number, leaf: (value: Reader<C>) => void): void {
+  const m = n - readLabel(r, n, false).length;
   if (m === 0) {
-    leaf(key, s);
+    leaf(r);
     return;
   }
-  const left = s.loadRef();
-  const right = s.loadRef();
-  skipExtra?.(s);
-  loadHashmap(left.beginParse(), m - 1, leaf, skipExtra, key << 1n);
-  loadHashmap(right.beginParse(), m - 1, leaf, skipExtra, (key << 1n) | 1n);
+  const left = r.refReader();
+  const right = r.refReader();
+  forEachLeaf(left, m - 1, leaf);
+  forEachLeaf(right, m - 1, leaf);
 }
 
-/** Entries of a `HashmapE n X` whose root is at `s` (one bit, then a ref). */
-export function loadHashmapE<X>(s: Slice, n: number, loadValue: (s: Slice) => X): HashmapEntry<X>[] {
-  const out: HashmapEntry<X>[] = [];
-  if (s.loadBit()) loadHashmap(s.loadRef().beginParse(), n, (key, leaf) => out.push({ key, value: loadValue(leaf) }));
-  return out;
+/**
+ * `HashmapE n X` / `HashmapAugE n X Y` at the reader: one bit, then the root in a reference. The
+ * augmented form's root extra follows inline and is skipped by the caller (it is the last field).
+ */
+export function forEachLeafE<C>(r: Reader<C>, n: number, leaf: (value: Reader<C>) => void): void {
+  if (!r.bool()) return;
+  forEachLeaf(r.refReader(), n, leaf);
 }
 
-/** Entries (with their extras) and the total extra of a `HashmapAugE n X Y` at `s`. */
-export function loadHashmapAugE<X, Y>(
-  s: Slice,
+/** Convenience for a root cell that is itself a `HashmapE`/`HashmapAugE`. */
+export function forEachLeafInCell(cell: Cell, n: number, leaf: (value: Reader<Cell>) => void): void {
+  forEachLeafE(new CellReader(cell), n, leaf);
+}
+
+/** Like forEachLeaf, with each leaf's full key as an unsigned integer of n bits. */
+export function forEachKeyedLeaf<C>(
+  r: Reader<C>,
   n: number,
-  loadValue: (s: Slice) => X,
-  loadExtra: (s: Slice) => Y,
-): { entries: HashmapEntry<X, Y>[]; extra: Y } {
-  const entries: HashmapEntry<X, Y>[] = [];
-  if (s.loadBit()) loadHashmapAug(s.loadRef().beginParse(), n, entries, loadValue, loadExtra);
-  return { entries, extra: loadExtra(s) };
+  leaf: (key: bigint, value: Reader<C>) => void,
+  prefix = 0n,
+): void {
+  const label = readLabel(r, n, true);
+  const key = (prefix << BigInt(label.length)) | label.bits;
+  const m = n - label.length;
+  if (m === 0) {
+    leaf(key, r);
+    return;
+  }
+  const left = r.refReader();
+  const right = r.refReader();
+  forEachKeyedLeaf(left, m - 1, leaf, key << 1n);
+  forEachKeyedLeaf(right, m - 1, leaf, (key << 1n) | 1n);
 }
 
-/** Entries of an inline `HashmapAug n X Y` edge at `s` (appended to `out`). */
-export function loadHashmapAug<X, Y>(
-  s: Slice,
+/** Entries (with their leaf extras) of an inline `HashmapAug n X Y` edge at `r`, appended to `out`. */
+export function readHashmapAug<C, X, Y>(
+  r: Reader<C>,
   n: number,
   out: HashmapEntry<X, Y>[],
-  loadValue: (s: Slice) => X,
-  loadExtra: (s: Slice) => Y,
+  readValue: (r: Reader<C>) => X,
+  readExtra: (r: Reader<C>) => Y,
 ): void {
-  loadHashmap(
-    s,
-    n,
-    (key, leaf) => {
-      const extra = loadExtra(leaf);
-      out.push({ key, value: loadValue(leaf), extra });
-    },
-    (fork) => void loadExtra(fork),
-  );
+  forEachKeyedLeaf(r, n, (key, leaf) => {
+    const extra = readExtra(leaf);
+    out.push({ key, value: readValue(leaf), extra });
+  });
+}
+
+/** Entries (with their extras) and the total extra of a `HashmapAugE n X Y` at `r`. */
+export function readHashmapAugE<C, X, Y>(
+  r: Reader<C>,
+  n: number,
+  readValue: (r: Reader<C>) => X,
+  readExtra: (r: Reader<C>) => Y,
+): { entries: HashmapEntry<X, Y>[]; extra: Y } {
+  const entries: HashmapEntry<X, Y>[] = [];
+  if (r.bool()) readHashmapAug(r.refReader(), n, entries, readValue, readExtra);
+  return { entries, extra: readExtra(r) };
+}
+
+/**
+ * Result of a lookup. `absent` only when the key's path leaves the map at a cell that is there (an empty map,
+ * or a label that diverges); `pruned` when the path reaches a pruned branch of a proof, which proves nothing.
+ */
+export type HashmapLookup<C> =
+  | { status: 'found'; value: Reader<C> }
+  | { status: 'absent' }
+  | { status: 'pruned'; prunedHash: string };
+
+/**
+ * Looks `key` (n bits, unsigned) up in `Hashmap n X` / `HashmapAug n X Y` whose root edge starts at `r`. The
+ * found reader sits at the leaf's `value:X` (`extra:Y value:X` for the augmented form), as forEachLeaf's.
+ * Layout errors throw (CellLayoutError); a pruned branch on the path is `pruned`, never `absent`.
+ */
+export function lookupHashmapAt<C>(r: Reader<C>, n: number, key: bigint): HashmapLookup<C> {
+  let m = n;
+  for (;;) {
+    const label = readLabel(r, m, true);
+    const l = label.length;
+    if (((key >> BigInt(m - l)) & ((1n << BigInt(l)) - 1n)) !== label.bits) return { status: 'absent' };
+    m -= l;
+    if (m === 0) return { status: 'found', value: r };
+    if (r.remainingRefs < 2) throw new CellLayoutError(`hashmap fork has ${r.remainingRefs} references`);
+    if ((key >> BigInt(m - 1)) & 1n) r.ref(); // the left branch, not taken
+    try {
+      r = r.refReader();
+    } catch (err) {
+      if (err instanceof PrunedCellError) return { status: 'pruned', prunedHash: err.prunedHash };
+      throw err;
+    }
+    m -= 1;
+  }
 }

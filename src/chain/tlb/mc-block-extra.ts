@@ -57,7 +57,7 @@ export function loadMcBlockExtra(s: Slice): McBlockExtra {
   const tag = s.loadUint(16);
   if (tag !== MC_BLOCK_EXTRA_TAG) throw new Error(`McBlockExtra tag 0x${tag.toString(16)} is not 0xcca5`);
   const keyBlock = s.loadBit();
-  const shardHashes = loadShardHashes(s);
+  const shardHashes = loadShardHashes(loadMaybeRef(s));
   const feesRoot = loadMaybeRef(s);
   const shardFees = { root: feesRoot, total: { fees: loadCurrencyCollection(s), create: loadCurrencyCollection(s) } };
   const sigs = s.loadRef().beginParse();

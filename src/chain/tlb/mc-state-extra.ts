@@ -13,8 +13,8 @@ import { CellReader } from '../cell/core-reader.js';
 import { CellLayoutError } from '../cell/errors.js';
 import type { Reader } from '../cell/reader.js';
 import { readRawCurrency, storeRawCurrency, type RawCurrency } from './currency.js';
-import { loadExtBlkRef, readExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
-import { loadHashmapAugE, storeHashmapAugE, type HashmapCache, type HashmapCodec } from './hashmap.js';
+import { readExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
+import { readHashmapAugE, storeHashmapAugE, type HashmapCache, type HashmapCodec } from './hashmap.js';
 import { storeConfigParams, type ConfigParams } from './mc-block-extra.js';
 import { loadShardHashes, storeShardHashes, type ShardHashes } from './shard-descr.js';
 
@@ -58,7 +58,7 @@ export interface McStateExtra {
 
 const keyMaxLt = {
   store: (k: KeyMaxLt, b: Builder) => void b.storeBit(k.key).storeUint(k.maxEndLt, 64),
-  load: (s: Slice): KeyMaxLt => ({ key: s.loadBit(), maxEndLt: s.loadUintBig(64) }),
+  read: (r: Reader): KeyMaxLt => ({ key: r.bool(), maxEndLt: r.bigUint(64) }),
   // A fork's extra: any key block below, and the largest end lt.
   sum: (l: KeyMaxLt, r: KeyMaxLt): KeyMaxLt => ({ key: l.key || r.key, maxEndLt: l.maxEndLt > r.maxEndLt ? l.maxEndLt : r.maxEndLt }),
 };
@@ -78,8 +78,8 @@ export function buildOldMcBlocks(blocks: OldMcBlock[], cache?: HashmapCache<KeyM
 }
 
 export function loadOldMcBlocks(info: OldMcBlocksInfo): OldMcBlock[] {
-  const s = beginCell().store(storeOldMcBlocksInfo(info)).endCell().beginParse();
-  return loadHashmapAugE(s, 32, (v) => ({ key: v.loadBit(), ref: loadExtBlkRef(v) }), keyMaxLt.load).entries.map((e) => e.value);
+  const r = new CellReader(beginCell().store(storeOldMcBlocksInfo(info)).endCell());
+  return readHashmapAugE(r, 32, (v) => ({ key: v.bool(), ref: readExtBlkRef(v) }), keyMaxLt.read).entries.map((e) => e.value);
 }
 
 function storeOldMcBlocksInfo(src: OldMcBlocksInfo): (b: Builder) => void {
@@ -126,7 +126,7 @@ export function loadMcStateInfo<C>(r: Reader<C>): McStateInfo<C> {
 export function loadMcStateExtra(from: Reader<Cell> | Slice): McStateExtra {
   const r = 'loadUint' in from ? new CellReader(from.asCell()) : from;
   const parts = loadMcStateExtraParts(r);
-  const shardHashes = loadShardHashes(beginCell().storeMaybeRef(parts.shardHashes).endCell().beginParse());
+  const shardHashes = loadShardHashes(parts.shardHashes);
   const o = new CellReader(parts.info);
   const info = loadMcStateInfo(o);
   const blockCreateStats = info.flags & 1 ? Cell.fromBoc(o.restToBoc())[0]! : null;

@@ -8,12 +8,12 @@
 //   bt_leaf$0 leaf:X | bt_fork$1 left:^(BinTree X) right:^(BinTree X) = BinTree X
 //   _ (HashmapE 32 ^(BinTree ShardDescr)) = ShardHashes
 // Read over `Reader` (arena cells or @ton/core cells); the fields before the fees alone where a proof prunes them.
-import { beginCell, storeCurrencyCollection, type Builder, type CurrencyCollection, type Slice } from '@ton/core';
-import { readerOf } from '../cell/core-reader.js';
+import { beginCell, storeCurrencyCollection, type Builder, type Cell, type CurrencyCollection, type Slice } from '@ton/core';
+import { CellReader, readerOf } from '../cell/core-reader.js';
 import { CellLayoutError } from '../cell/errors.js';
 import type { Reader } from '../cell/reader.js';
-import { readCurrencyCollection } from './currency.js';
-import { loadHashmapE, storeHashmapE } from './hashmap.js';
+import { readCurrencyWithExtras } from './currency.js';
+import { forEachKeyedLeaf, storeHashmapE } from './hashmap.js';
 
 export type FutureSplitMerge = { kind: 'none' } | { kind: 'split' | 'merge'; utime: number; interval: number };
 
@@ -64,7 +64,7 @@ export function loadShardDescrHead(r: Reader): ShardDescrHead {
 export function loadShardDescr(r: Reader): ShardDescr {
   const head = loadShardDescrHead(r);
   const fees = head.format === 'new' ? r.refReader() : r;
-  return { ...head, feesCollected: readCurrencyCollection(fees), fundsCreated: readCurrencyCollection(fees) };
+  return { ...head, feesCollected: readCurrencyWithExtras(fees), fundsCreated: readCurrencyWithExtras(fees) };
 }
 
 export function storeShardDescr(src: ShardDescr): (b: Builder) => void {
@@ -119,9 +119,10 @@ export function storeShardTree(src: ShardTree): (b: Builder) => void {
 /** ShardHashes: each workchain's shard tree. */
 export type ShardHashes = Map<number, ShardTree>;
 
-export function loadShardHashes(s: Slice): ShardHashes {
+/** ShardHashes from its root cell (null when empty). */
+export function loadShardHashes(root: Cell | null): ShardHashes {
   const out: ShardHashes = new Map();
-  for (const e of loadHashmapE(s, 32, (v) => loadShardTree(readerOf(v.loadRef())))) out.set(Number(BigInt.asIntN(32, e.key)), e.value);
+  if (root) forEachKeyedLeaf(new CellReader(root), 32, (wc, v) => out.set(Number(BigInt.asIntN(32, wc)), loadShardTree(v.refReader())));
   return out;
 }
 

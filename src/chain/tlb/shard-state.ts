@@ -10,12 +10,13 @@
 //   account_descr$_ account:^Account last_trans_hash:bits256 last_trans_lt:uint64 = ShardAccount
 // Parts a state proof may prune (queue, accounts, libraries, McStateExtra) are kept as cells.
 import {
-  beginCell, loadAccount, loadCurrencyCollection, loadShardIdent, storeCurrencyCollection, storeShardIdent,
+  beginCell, loadAccount, loadShardIdent, storeCurrencyCollection, storeShardIdent,
   type Builder, type Cell, type CurrencyCollection, type ShardIdent, type Slice,
 } from '@ton/core';
-import { addCurrency, loadRawCurrency, storeRawCurrency, ZERO, type RawCurrency } from './currency.js';
-import { loadExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
-import { loadHashmapAugE, storeHashmapAugE, type HashmapCache, type HashmapCodec } from './hashmap.js';
+import { CellReader } from '../cell/core-reader.js';
+import { addCurrency, readCurrencyWithExtras, readRawCurrency, storeRawCurrency, ZERO, type RawCurrency } from './currency.js';
+import { readExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
+import { readHashmapAugE, storeHashmapAugE, type HashmapCache, type HashmapCodec } from './hashmap.js';
 
 export const SHARD_STATE_TAG = 0x9023afe2;
 export const SPLIT_STATE_TAG = 0x5f327da5;
@@ -56,11 +57,11 @@ export function loadShardStateUnsplit(s: Slice): ShardStateUnsplit {
     genUtime: s.loadUint(32), genLt: s.loadUintBig(64), minRefMcSeqno: s.loadUint(32),
     outMsgQueueInfo: s.loadRef(), beforeSplit: s.loadBit(), accounts: s.loadRef(),
   };
-  const o = s.loadRef().beginParse();
+  const o = new CellReader(s.loadRef());
   const other = {
-    overloadHistory: o.loadUintBig(64), underloadHistory: o.loadUintBig(64),
-    totalBalance: loadRawCurrency(o), totalValidatorFees: loadRawCurrency(o),
-    libraries: o.loadBit() ? o.loadRef() : null, masterRef: o.loadBit() ? loadExtBlkRef(o) : null,
+    overloadHistory: o.bigUint(64), underloadHistory: o.bigUint(64),
+    totalBalance: readRawCurrency(o), totalValidatorFees: readRawCurrency(o),
+    libraries: o.maybeRef(), masterRef: o.bool() ? readExtBlkRef(o) : null,
   };
   return { ...head, ...other, custom: s.loadBit() ? s.loadRef() : null };
 }
@@ -143,11 +144,11 @@ export function shardAccountEntryOf(address: bigint, shardAccount: Cell): ShardA
 }
 
 export function loadShardAccounts(cell: Cell): ShardAccountEntry[] {
-  const loaded = loadHashmapAugE(
-    cell.beginParse(),
+  const loaded = readHashmapAugE(
+    new CellReader(cell),
     256,
-    (s) => ({ account: s.loadRef(), lastTransHash: s.loadBuffer(32), lastTransLt: s.loadUintBig(64) }),
-    (s): DepthBalance => ({ splitDepth: s.loadUint(5), balance: loadCurrencyCollection(s) }),
+    (r) => ({ account: r.ref(), lastTransHash: Buffer.from(r.bytesOf(32)), lastTransLt: r.bigUint(64) }),
+    (r): DepthBalance => ({ splitDepth: r.uint(5), balance: readCurrencyWithExtras(r) }),
   );
   return loaded.entries.map((e) => ({ address: e.key, ...e.value, ...e.extra! }));
 }

@@ -3,7 +3,7 @@
 // MerkleProof. Also the paths through dictionaries and shard trees, and multi-root BoCs.
 import { beginCell, convertToMerkleProof, type Cell } from '@ton/core';
 import { crc32c } from '../../cell/crc32c.js';
-import { readLabel } from '../../tlb/hashmap-reader.js';
+import { readLabel } from '../../tlb/hashmap.js';
 import { cellBytes } from '../../cell/core.js';
 import { CellReader } from '../../cell/core-reader.js';
 import { prunedBranch } from '../../blocks/merkle-update.js';

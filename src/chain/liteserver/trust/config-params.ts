@@ -2,7 +2,7 @@
 // validator set), 28 (catchain config: masterchain shuffle, lifetimes) and 30 (the new consensus config,
 // simplex since mainnet's 2026 upgrade). Any pruned cell on the way is "not proven", never "absent".
 import type { Cell } from '@ton/core';
-import { forEachKeyedLeaf } from '../../tlb/hashmap-reader.js';
+import { forEachKeyedLeaf } from '../../tlb/hashmap.js';
 import type { Reader } from '../../cell/reader.js';
 import type { CellReader } from '../../cell/core-reader.js';
 import { ProofError, proofRead } from './errors.js';

@@ -3,7 +3,7 @@
 // is only said when the proof shows it. @ton/core's Dictionary skips pruned branches silently, so a key
 // under a pruned branch would look absent: never use it on proofs.
 import { Cell, CellType, exoticMerkleUpdate } from '@ton/core';
-import { lookupHashmapAt as lookupHashmapReader } from '../../tlb/hashmap-reader.js';
+import { lookupHashmapAt as lookupHashmapReader } from '../../tlb/hashmap.js';
 import { CellReader } from '../../cell/core-reader.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
 
@@ -74,7 +74,7 @@ export type ProvenLookup =
 
 /**
  * Looks `key` (n bits, unsigned) up in `Hashmap n X` / `HashmapAug n X Y` whose root edge is `edge`. The found
- * reader sits at the leaf's `value:X` (`extra:Y value:X` for the augmented form); the walk is tlb/hashmap-reader.ts's.
+ * reader sits at the leaf's `value:X` (`extra:Y value:X` for the augmented form); the walk is tlb/hashmap.ts's.
  */
 export function lookupHashmap(edge: Cell, n: number, key: bigint, check = 'dictionary'): ProvenLookup {
   if (isPruned(edge)) return { status: 'not-proven', prunedHash: cellHash(edge) };
