@@ -14,6 +14,7 @@ import {
   type Builder, type Cell, type CurrencyCollection, type ShardIdent, type Slice,
 } from '@ton/core';
 import { CellReader } from '../cell/core-reader.js';
+import type { Reader } from '../cell/reader.js';
 import { addCurrency, readCurrencyWithExtras, readRawCurrency, storeRawCurrency, ZERO, type RawCurrency } from './currency.js';
 import { readExtBlkRef, storeExtBlkRef, type ExtBlkRef } from './ext-blk-ref.js';
 import { readHashmapAugE, storeHashmapAugE, type HashmapCache, type HashmapCodec } from './hashmap.js';
@@ -133,11 +134,13 @@ export function storeShardAccounts(entries: ShardAccountEntry[], cache?: Hashmap
  * as it is, the balance read from it with @ton/core's loadAccount (the current Account layout, with
  * storage_extra; older mainnet accounts differ).
  */
+/** account_descr$_ account:^Account last_trans_hash:bits256 last_trans_lt:uint64 = ShardAccount */
+function readShardAccount(r: Reader<Cell>): { account: Cell; lastTransHash: Buffer; lastTransLt: bigint } {
+  return { account: r.ref(), lastTransHash: Buffer.from(r.bytesOf(32)), lastTransLt: r.bigUint(64) };
+}
+
 export function shardAccountEntryOf(address: bigint, shardAccount: Cell): ShardAccountEntry {
-  const s = shardAccount.beginParse();
-  const account = s.loadRef();
-  const lastTransHash = s.loadBuffer(32);
-  const lastTransLt = s.loadUintBig(64);
+  const { account, lastTransHash, lastTransLt } = readShardAccount(new CellReader(shardAccount));
   const a = account.beginParse();
   const balance = a.loadBit() ? loadAccount(a).storage.balance : ZERO; // account$1 … / account_none$0
   return { address, account, lastTransHash, lastTransLt, splitDepth: 0, balance };
@@ -147,7 +150,7 @@ export function loadShardAccounts(cell: Cell): ShardAccountEntry[] {
   const loaded = readHashmapAugE(
     new CellReader(cell),
     256,
-    (r) => ({ account: r.ref(), lastTransHash: Buffer.from(r.bytesOf(32)), lastTransLt: r.bigUint(64) }),
+    readShardAccount,
     (r): DepthBalance => ({ splitDepth: r.uint(5), balance: readCurrencyWithExtras(r) }),
   );
   return loaded.entries.map((e) => ({ address: e.key, ...e.value, ...e.extra! }));
