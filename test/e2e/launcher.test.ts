@@ -104,7 +104,8 @@ async function launchThroughNpm(node: string, dirs: string[]): Promise<Launched>
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const pid = /"pid":(\d+)[^\n]*"msg":"tonwatch listening"/.exec(output)?.[1];
-      if (pid) {
+      // the banner comes after the signal handlers are in place: a signal before it ends the start at once
+      if (pid && output.includes('tonwatch is running')) {
         clearTimeout(timer);
         resolve(Number(pid));
       }
