@@ -42,32 +42,47 @@ function openSse(url: string, accounts: string[], token?: string): Promise<void>
   const query = `accounts=${accounts.length === 0 ? 'ALL' : accounts.join(',')}${token ? `&token=${token}` : ''}`;
   return new Promise((resolve, reject) => {
     const req = http.get(`${url}/v2/sse/accounts/transactions?${query}`, { agent: false }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`SSE answered ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      res.setEncoding('latin1');
-      let carry = '';
-      res.on('data', (chunk: string) => {
-        const at = sharedNow();
-        let text = carry + chunk;
-        let end: number;
-        while ((end = text.indexOf('\n\n')) >= 0) {
-          if (text.startsWith('event: message')) {
-            const idAt = text.indexOf('id: ') + 4;
-            receivedEvent(Number(text.slice(idAt, text.indexOf('\n', idAt))), at);
-          }
-          text = text.slice(end + 2);
-        }
-        carry = text;
-      });
-      res.on('close', () => closedByServer++);
-      closers.push(() => req.destroy());
-      resolve();
+      readSseEvents(req, res, 'event: message', Number, resolve, reject);
     });
     req.on('error', reject);
   });
+}
+
+/**
+ * Reads an SSE answer's frames as they arrive, timing each `eventLine` frame by its `id:` (parsed by `idOf`);
+ * resolves once the stream is open, rejects on a status other than 200.
+ */
+function readSseEvents(
+  req: http.ClientRequest,
+  res: http.IncomingMessage,
+  eventLine: string,
+  idOf: (id: string) => number,
+  resolve: () => void,
+  reject: (err: Error) => void,
+): void {
+  if (res.statusCode !== 200) {
+    reject(new Error(`${req.path} answered ${res.statusCode}`));
+    res.resume();
+    return;
+  }
+  res.setEncoding('latin1');
+  let carry = '';
+  res.on('data', (chunk: string) => {
+    const at = sharedNow();
+    let text = carry + chunk;
+    let end: number;
+    while ((end = text.indexOf('\n\n')) >= 0) {
+      if (text.startsWith(eventLine)) {
+        const idAt = text.indexOf('id: ') + 4;
+        receivedEvent(idOf(text.slice(idAt, text.indexOf('\n', idAt))), at);
+      }
+      text = text.slice(end + 2);
+    }
+    carry = text;
+  });
+  res.on('close', () => closedByServer++);
+  closers.push(() => req.destroy());
+  resolve();
 }
 
 function openWs(url: string, accounts: string[], token?: string): Promise<void> {
@@ -105,29 +120,7 @@ function openSseV2(url: string, accounts: string[], token?: string): Promise<voi
     const body = JSON.stringify({ types: ['transactions'], addresses: accounts });
     const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
     const req = http.request(`${url}/streaming/v2/sse`, { method: 'POST', agent: false, headers }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`v2 SSE answered ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      res.setEncoding('latin1');
-      let carry = '';
-      res.on('data', (chunk: string) => {
-        const at = sharedNow();
-        let text = carry + chunk;
-        let end: number;
-        while ((end = text.indexOf('\n\n')) >= 0) {
-          if (text.startsWith('event: event')) {
-            const idAt = text.indexOf('id: ') + 4;
-            receivedEvent(Number.parseFloat(text.slice(idAt, text.indexOf('\n', idAt))), at);
-          }
-          text = text.slice(end + 2);
-        }
-        carry = text;
-      });
-      res.on('close', () => closedByServer++);
-      closers.push(() => req.destroy());
-      resolve();
+      readSseEvents(req, res, 'event: event', Number.parseFloat, resolve, reject);
     });
     req.on('error', reject);
     req.end(body);
