@@ -33,7 +33,7 @@ const MAX_RESOLVER_HOPS = 8;
 
 /** Resolves `domain` from `root` down the resolver chain by running `dnsresolve` on each resolver. */
 export async function resolveDns(
-  source: ChainSource,
+  source: Pick<ChainSource, 'runGetMethod'>,
   root: AccountId,
   domain: string,
   category: bigint = CATEGORY_WALLET,

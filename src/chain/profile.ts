@@ -18,6 +18,8 @@ export interface NetworkProfile {
   usdtWalletCodeHashes: HashHex[];
   /** The root DNS resolver (config parameter #4), or null while unknown. */
   dnsRoot: AccountId | null;
+  /** `.ton` names known on this network (address books show them where they resolve to the account). */
+  dnsNames: string[];
   /**
    * Where the follower and the consumers that follow the whole chain start: `oldest` where the
    * source's whole history fits in the event log (the devnet), else `head`.
@@ -45,6 +47,8 @@ export const MAINNET_PROFILE: NetworkProfile = Object.freeze({
   // Read from the master's get_jetton_data at start on liteservers (src/service/liteserver.ts).
   usdtWalletCodeHashes: [],
   dnsRoot: MAINNET_DNS_ROOT,
+  // None bundled: names enter the address book as the indexer's DNS route resolves them.
+  dnsNames: [],
   startAt: 'head',
   // What the configured liteservers keep: getOldestAvailableSeqno at start (src/service/liteserver.ts).
   oldestSeqno: null,
@@ -58,6 +62,7 @@ export const TESTNET_PROFILE: NetworkProfile = Object.freeze({
   usdtWalletCodeHashes: [],
   // Testnet config parameter #4, read from the chain at start on liteservers (src/service/liteserver.ts).
   dnsRoot: null,
+  dnsNames: [],
   startAt: 'head',
   oldestSeqno: null,
   testOnly: true,

@@ -35,7 +35,7 @@ export const indexerComponent: ComponentFactory = (ctx) => {
   const component: Component = {
     name: 'indexer',
     routes: async (app) => {
-      await app.register(indexerRoutes, { indexer, queries, status, source: ctx.source, dnsRoot });
+      await app.register(indexerRoutes, { indexer, queries, status, source: ctx.source, dnsRoot, domains: ctx.domains ?? null });
     },
     startLeader: async () => {
       // entries tracked through another process's API join this process's live tracking

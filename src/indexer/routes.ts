@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseAccountId } from '../chain/address.js';
 import { parseHash } from '../chain/hash.js';
+import type { DomainBook } from '../chain/domains.js';
 import type { AccountId } from '../chain/model.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { resolveWallet } from './chain.js';
@@ -22,6 +23,8 @@ export interface IndexerRoutesOptions {
   /** Root DNS resolver (config param 4 on real networks; published by the devnet). */
   /** The network profile's root DNS resolver; null while unknown (resolution answers 503). */
   dnsRoot: AccountId | null;
+  /** Learns each name resolved here, for address books (absent: nothing learns). */
+  domains?: Pick<DomainBook, 'learn'> | null;
 }
 
 function account(input: string, field: string): AccountId {
@@ -164,6 +167,7 @@ export async function indexerRoutes(fastify: FastifyInstance, opts: IndexerRoute
       if (!opts.dnsRoot) throw new ApiError(503, 'no root DNS resolver is known for this network: set TONWATCH_DNS_ROOT', { error_code: 'no_dns_root' });
       const resolved = await resolveWallet(opts.source, opts.dnsRoot, req.params.domain);
       if (!resolved) throw notFound(`${req.params.domain} has no wallet record`);
+      opts.domains?.learn(resolved.domain, resolved.address);
       return resolved;
     },
   );

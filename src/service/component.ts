@@ -3,6 +3,7 @@
 import type { FinalityTracker } from '../pipeline/finality/tracker.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { DomainBook } from '../chain/domains.js';
 import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
 import type { ChangeFeed } from '../bus/changes.js';
@@ -36,6 +37,8 @@ export interface ServiceContext {
    * in process; null when TONWATCH_PROVISIONAL is off. Fed only while this process leads the follower role.
    */
   finality?: FinalityTracker | null;
+  /** `.ton` names of accounts, proven by forward resolution (address books); learned from the indexer's DNS route. */
+  domains?: DomainBook | null;
 }
 
 export interface ClusterView {

@@ -15,6 +15,7 @@ import { ensureAdminKey, revokedAdminKeyLine, type AdminKeyResult } from '../aut
 import { storeChangeFeed } from '../bus/changes.js';
 import { StoreEventLog } from '../bus/store-log.js';
 import { followStore } from '../bus/store-follow.js';
+import { DomainBook } from '../chain/domains.js';
 import type { NetworkProfile } from '../chain/profile.js';
 import type { ChainSource } from '../chain/source.js';
 import type { Config, Role } from '../config.js';
@@ -218,7 +219,8 @@ export async function startService(config: Config, options: StartServiceOptions)
       await relay.start();
       cleanup.push(() => relay.stop());
     }
-    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now, cluster, changes, finality };
+    const domains = new DomainBook({ source, root: profile.dnsRoot, names: profile.dnsNames });
+    const ctx: ServiceContext = { config, store, source, profile, events, delivery, logger, metrics, now, cluster, changes, finality, domains };
     for (const entry of options.components) {
       const factory = await entry.load();
       components.push(await factory({ ...ctx, logger: logger.child({ component: entry.name }) }));

@@ -14,6 +14,7 @@ import type { FinalityTracker } from '../pipeline/finality/tracker.js';
 import { V2Hub, type V2HubOptions } from './v2/hub.js';
 import { chainEnricher } from './v2/enrich.js';
 import { V2StateReader } from './v2/states.js';
+import type { DomainBook } from '../chain/domains.js';
 import type { ChainSource } from '../chain/source.js';
 import { v2Routes } from './v2/routes.js';
 
@@ -34,6 +35,8 @@ export interface StreamingDeps {
   finality?: FinalityTracker | null;
   /** Proven account reads for Streaming v2's address book and metadata (absent: the flags add nothing). */
   source?: Pick<ChainSource, 'getAccountState' | 'getTransactions' | 'runGetMethod' | 'network'>;
+  /** The `.ton` names of the address book's `domain` (absent: always null). */
+  domains?: Pick<DomainBook, 'domainOf'> | null;
 }
 
 /** The component over its dependencies; `overrides` shorten timings in tests. */
@@ -54,7 +57,7 @@ export function createStreaming(
   const v2 = new V2Hub({
     log: deps.events,
     finality: deps.finality ?? null,
-    enricher: deps.source ? chainEnricher(deps.source) : null,
+    enricher: deps.source ? chainEnricher(deps.source, { domains: deps.domains ?? null }) : null,
     states: deps.source ? new V2StateReader(deps.source) : null,
     logger: deps.logger.child({ component: 'streaming-v2' }),
     bufferBytes: deps.config.streamBufferBytes,

@@ -57,3 +57,13 @@ export function resolverData(owner: Address, domains: Record<string, Record<stri
   return beginCell().storeAddress(owner).storeDict(map).endCell();
 }
 
+
+/** The owner's `set_domain_records`: `component`'s record set becomes `records` (null: the name stops resolving). */
+export const OP_SET_DOMAIN_RECORDS = 0x4eb1f0f9;
+export function setDomainRecordsBody(component: string, records: Record<string, Cell> | null): Cell {
+  const b = beginCell().storeUint(OP_SET_DOMAIN_RECORDS, 32).storeUint(0, 64).storeUint(dnsCategory(component), 256);
+  if (!records) return b.storeBit(0).endCell();
+  const set = Dictionary.empty(Dictionary.Keys.BigUint(256), Dictionary.Values.Cell());
+  for (const [category, record] of Object.entries(records)) set.set(dnsCategory(category), record);
+  return b.storeBit(1).storeRef(beginCell().storeDictDirect(set).endCell()).endCell();
+}

@@ -14,6 +14,7 @@ export async function devnetProfile(chain: DevnetChain): Promise<NetworkProfile>
     usdtMaster,
     usdtWalletCodeHashes: usdtMaster ? await walletCodeHashes(chain, usdtMaster) : [],
     dnsRoot: directory.dns.rootId,
+    dnsNames: Object.keys(directory.dns.names),
     startAt: 'oldest',
     oldestSeqno: await chain.getOldestAvailableSeqno(),
     testOnly: false,

@@ -37,7 +37,7 @@ describe('chainEnricher', () => {
         a === usdt ? new Promise<never>(() => {}) : a === gram ? Promise.reject(new Error('liteserver down')) : chain.runGetMethod(a, m, s),
     };
     const started = Date.now();
-    const partial = await chainEnricher(faulty, 300).build(accounts, true, true);
+    const partial = await chainEnricher(faulty, { timeoutMs: 300 }).build(accounts, true, true);
     expect(Date.now() - started).toBeLessThan(10_000); // bounded: no hang on the silent account
     expect(partial.metadata).toEqual({});
     expect(Object.keys(partial.book).sort()).toEqual(accounts.map(v3Address).sort());

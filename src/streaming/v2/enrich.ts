@@ -4,6 +4,7 @@
 // row of an account without code) rather than holding the connection's later notifications back.
 import { Cell } from '@ton/core';
 import type { AccountId } from '../../chain/model.js';
+import type { DomainBook } from '../../chain/domains.js';
 import type { ChainSource } from '../../chain/source.js';
 import { AddressBookBuilder, MetadataReader, v3Address, type V3AddressBook, type V3Metadata } from './v3/index.js';
 
@@ -28,12 +29,19 @@ export const within = <T>(p: Promise<T>, ms: number, fallback: T): Promise<T> =>
   });
 
 /** The service's enricher over its chain source (devnet, liteservers): code hashes and get-methods. */
-export function chainEnricher(source: Pick<ChainSource, 'getAccountState' | 'runGetMethod' | 'network'>, timeoutMs = ENRICH_TIMEOUT_MS): V2Enricher {
+export function chainEnricher(
+  source: Pick<ChainSource, 'getAccountState' | 'runGetMethod' | 'network'>,
+  { timeoutMs = ENRICH_TIMEOUT_MS, domains = null }: { timeoutMs?: number; domains?: Pick<DomainBook, 'domainOf'> | null } = {},
+): V2Enricher {
   const codeHash = async (account: AccountId) => {
     const state = await source.getAccountState(account);
     return state.code ? Cell.fromBase64(state.code).hash().toString('hex') : null;
   };
-  const books = new AddressBookBuilder({ codeHash: (a) => within(codeHash(a), timeoutMs, null), testOnly: source.network === 'testnet' });
+  const books = new AddressBookBuilder({
+    codeHash: (a) => within(codeHash(a), timeoutMs, null),
+    testOnly: source.network === 'testnet',
+    ...(domains ? { resolveDomain: (a: AccountId) => within(domains.domainOf(a), timeoutMs, null) } : {}),
+  });
   const reader = new MetadataReader({ runGetMethod: (a, m, s) => source.runGetMethod(a, m, s) });
   return {
     async build(accounts, book, metadata) {

@@ -324,7 +324,10 @@ export class V2Hub {
       if (id === null) return;
       this.after(c, async () => {
         const n = await notice;
-        if (n && n.accounts.some((a) => c.subscription?.addresses.has(a))) this.write(c, id, n.payload);
+        if (!n || !n.accounts.some((a) => c.subscription?.addresses.has(a))) return;
+        // jettons_change carries the address book and metadata of its wallet, owner and master (Go's order: last)
+        const text = n.mentions ? this.enriched(c, n.payload, n, () => n.mentions!, () => n.mentions!.map(v3Address)) : null;
+        this.write(c, id, text ? await text : n.payload);
       });
     };
     if (sub.types.has('account_state_change')) {
@@ -344,19 +347,24 @@ export class V2Hub {
    * over `mentions`; every write to the connection waits behind the ones queued before it.
    */
   private emit(c: V2Connection, id: string, payload: string, event: object, accounts: () => readonly AccountId[], mentions: () => Iterable<string>): void {
+    const text = this.enriched(c, payload, event, accounts, mentions);
+    if (text === null) return this.queue(c, id, payload);
+    this.after(c, async () => this.write(c, id, await text));
+  }
+
+  /** The payload with the `address_book`/`metadata` the connection asks for; null when it asks for neither. */
+  private enriched(c: V2Connection, payload: string, event: object, accounts: () => readonly AccountId[], mentions: () => Iterable<string>): Promise<string> | null {
     const sub = c.subscription;
     const enricher = this.options.enricher;
     const book = !!(enricher && sub?.includeAddressBook);
     const meta = !!(enricher && sub?.includeMetadata);
-    if (!book && !meta) return this.queue(c, id, payload);
-    const parts = this.enrichment(event, accounts, book, meta);
-    this.after(c, async () => {
-      const [b, m] = await parts;
+    if (!book && !meta) return null;
+    return this.enrichment(event, accounts, book, meta).then(([b, m]) => {
       const mentioned = [...new Set(mentions())];
       let text = payload;
       if (b) text = `${text.slice(0, -1)},"address_book":${JSON.stringify(pickAddressBook(b, mentioned))}}`;
       if (m) text = `${text.slice(0, -1)},"metadata":${JSON.stringify(pickMetadata(m, mentioned))}}`;
-      this.write(c, id, text);
+      return text;
     });
   }
 

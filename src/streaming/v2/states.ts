@@ -15,6 +15,8 @@ export type StateFinality = 'confirmed' | 'finalized';
 export interface StateNotice {
   payload: string;
   accounts: AccountId[];
+  /** Accounts its `address_book`/`metadata` cover, when it carries them (jettons_change: wallet, owner, master). */
+  mentions?: AccountId[];
 }
 
 /** Messages that change a jetton wallet's balance (TEP-74 transfer, internal_transfer, burn). */
@@ -53,7 +55,7 @@ export class V2StateReader {
       // a contract that names a master which does not derive it is not that master's wallet
       if ((await jettonWalletAddress(this.source, data.jetton, data.owner)) !== tx.account) return null;
       const wallet = { address: tx.account, balance: data.balance, owner: data.owner, jetton: data.jetton, lastTxLt: state.lastTxLt, code: state.code, data: state.data };
-      return { payload: JSON.stringify(jettonsChange(wallet, finality)), accounts: [tx.account, data.owner] };
+      return { payload: JSON.stringify(jettonsChange(wallet, finality)), accounts: [tx.account, data.owner], mentions: [tx.account, data.owner, data.jetton] };
     });
   }
 
