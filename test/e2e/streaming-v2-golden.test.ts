@@ -261,7 +261,7 @@ describe('streaming v2: the documented examples, reproduced on the devnet', () =
     expect(states.length).toBeGreaterThan(0);
     for (const n of states) expect(shapeErrors(n, ACCOUNT_STATE_EXAMPLE, STATE_FINALITIES)).toEqual([]);
     const aliceState = await chain.getAccountState(alice.id);
-    const final = states.filter((n) => n.finality === 'finalized' && n.account === v3(alice.id));
+    const final = (states as Json[]).filter((n) => n.finality === 'finalized' && n.account === v3(alice.id));
     expect(final).toHaveLength(1);
     expect(final[0]!.state).toMatchObject({ hash: (await newStateHashes(alice.id))[0], balance: aliceState.balance.toString(), account_status: 'active' });
     expect(final[0]!.state.code_hash).toBe(Cell.fromBase64(aliceState.code!).hash().toString('base64'));
