@@ -9,6 +9,7 @@ import { Cell, internal, loadTransaction, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFriendly } from '../../src/chain/address.js';
 import type { DevnetChain } from '../../src/chain/devnet/chain.js';
+import { setDomainRecordsBody, walletRecord } from '../../src/chain/devnet/dns-resolver.js';
 import { jettonWalletOf } from '../../src/chain/devnet/inputs.js';
 import { signedTransfer, walletSeqno, type DevnetWallet } from '../../src/chain/devnet/wallets.js';
 import { jettonWalletBalance } from '../../src/chain/jetton.js';
@@ -327,6 +328,33 @@ describe('streaming v2: the documented examples, reproduced on the devnet', () =
     const metadata = final[0]!.metadata as Record<string, Json>;
     expect(Object.keys(metadata)).toEqual([v3(usdt.masterId)]);
     expect(metadata[v3(usdt.masterId)]!.token_info[0]).toMatchObject({ valid: true, type: 'jetton_masters', symbol: 'USDT', name: usdt.name });
+    s.abort();
+  });
+
+  it("a name resolved through the indexer's DNS route shows in the address book of the account it resolves to", async () => {
+    const [mallory, dave] = [wallet('mallory'), wallet('dave')];
+    // the zone's owner registers vault.ton → mallory (a name the network profile does not list)
+    const faucet = chain.directory!.faucet;
+    const register = await signedTransfer(faucet, {
+      seqno: walletSeqno(faucet.version, chain.pendingAccount(faucet.id).data),
+      now: chain.now(),
+      messages: [internal({ to: chain.directory!.dns.zone, value: toNano('0.1'), bounce: true, body: setDomainRecordsBody('vault', { wallet: walletRecord(mallory.address) }) })],
+    });
+    await chain.sendExternalMessage(register.toBoc());
+    await svc.settle();
+    const resolved = await svc.api('/resolve/vault.ton');
+    expect(await resolved.json()).toMatchObject({ domain: 'vault.ton', address: mallory.id });
+
+    const events: V2Event[] = [];
+    const s = await openSse(`${svc.url}/streaming/v2/sse?api_key=${key}`, { types: ['transactions'], addresses: [mallory.id], include_address_book: true }, { onEvent: (e) => events.push(e) });
+    const t = await transfer(mallory, dave, 'named');
+    await chain.sendExternalMessage(t.ext.toBoc());
+    await svc.settle();
+    const mine = () => events.filter((e) => e.event === 'event' && e.data.trace_external_hash_norm === t.norm).map((e) => e.data as Json);
+    await until(() => mine().length > 0, () => events);
+    const book = mine()[0]!.address_book as Book;
+    expect(book[v3(mallory.id)]).toEqual({ user_friendly: toFriendly(mallory.id, { bounceable: false }), domain: 'vault.ton', interfaces: null });
+    expect(book[v3(dave.id)]!.domain).toBeNull();
     s.abort();
   });
 
