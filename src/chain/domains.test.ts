@@ -70,3 +70,18 @@ describe('DomainBook', () => {
     expect(await rootless.domainOf(wallet('exchange').id)).toBeNull();
   });
 });
+
+describe('the devnet zone resolver', () => {
+  it("refuses set_domain_records from anyone but its owner", async () => {
+    const { chain } = devnet;
+    const mallory = wallet('mallory');
+    const body = setDomainRecordsBody('exchange', { wallet: walletRecord(mallory.address) });
+    const seqno = walletSeqno(mallory.version, chain.pendingAccount(mallory.id).data);
+    const ext = await signedTransfer(mallory, { seqno, now: chain.now(), messages: [internal({ to: devnet.directory.dns.zone, value: toNano('0.1'), bounce: true, body })] });
+    await chain.sendExternalMessage(ext.toBoc());
+    await settle(chain);
+    const book = new DomainBook({ source: chain, root: devnet.directory.dns.rootId, names: ['exchange.ton'] });
+    expect(await book.domainOf(wallet('exchange').id)).toBe('exchange.ton');
+    expect(await book.domainOf(mallory.id)).toBeNull();
+  });
+});

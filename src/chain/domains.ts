@@ -2,7 +2,8 @@
 // record in TEP-81, so the book keeps names the service knows — the network profile's, and names
 // resolved through the indexer's DNS route — and shows a name for an account only while a forward
 // resolution through the chain source gives that account back: a name whose record moved elsewhere
-// is dropped at the next check. Bounded in names; every name re-checked once per `ttlMs`.
+// is dropped at the next check. Bounded in names (each check costs a resolution per name, two or three
+// get-methods on a liteserver); every name re-checked once per `ttlMs`, and only while address books are asked for.
 import { addressToRaw } from './address.js';
 import { resolveDns, walletFromRecord } from './dns.js';
 import type { AccountId } from './model.js';
@@ -54,7 +55,7 @@ export class DomainBook {
   async domainOf(account: AccountId): Promise<string | null> {
     if (!this.o.root || this.names.size === 0) return null;
     if (this.checkedAt === -Infinity) await this.check();
-    else if (this.now() - this.checkedAt >= (this.o.ttlMs ?? 60_000)) void this.check();
+    else if (this.now() - this.checkedAt >= (this.o.ttlMs ?? 120_000)) void this.check();
     return this.byAccount.get(account) ?? null;
   }
 
@@ -86,7 +87,7 @@ export class DomainBook {
   private add(name: string): void {
     this.names.delete(name);
     this.names.add(name);
-    const max = this.o.maxNames ?? 10_000;
+    const max = this.o.maxNames ?? 1_000;
     while (this.names.size > max) {
       const oldest = this.names.keys().next().value!;
       this.names.delete(oldest);
