@@ -328,6 +328,9 @@ describe('streaming v2: the documented examples, reproduced on the devnet', () =
     const metadata = final[0]!.metadata as Record<string, Json>;
     expect(Object.keys(metadata)).toEqual([v3(usdt.masterId)]);
     expect(metadata[v3(usdt.masterId)]!.token_info[0]).toMatchObject({ valid: true, type: 'jetton_masters', symbol: 'USDT', name: usdt.name });
+    // enriched, the notifications kept the connection's order: ids rise
+    const ids = events.filter((e) => e.event === 'event').map((e) => Number(e.id!.split('~')[0]));
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
     s.abort();
   });
 
