@@ -12,7 +12,7 @@ import { sseRoutes } from './sse.js';
 import { websocketRoutes } from './ws.js';
 import type { FinalityTracker } from '../pipeline/finality/tracker.js';
 import { V2Hub, type V2HubOptions } from './v2/hub.js';
-import { chainEnricher } from './v2/enrich.js';
+import { chainEnricher, chainFacts } from './v2/enrich.js';
 import { V2StateReader } from './v2/states.js';
 import type { DomainBook } from '../chain/domains.js';
 import type { ChainSource } from '../chain/source.js';
@@ -59,6 +59,7 @@ export function createStreaming(
     finality: deps.finality ?? null,
     enricher: deps.source ? chainEnricher(deps.source, { domains: deps.domains ?? null }) : null,
     states: deps.source ? new V2StateReader(deps.source) : null,
+    facts: deps.source ? chainFacts(deps.source) : null,
     logger: deps.logger.child({ component: 'streaming-v2' }),
     bufferBytes: deps.config.streamBufferBytes,
     writeTimeoutMs: deps.config.streamWriteTimeoutMs,

@@ -6,7 +6,7 @@ import { Cell } from '@ton/core';
 import type { AccountId } from '../../chain/model.js';
 import type { DomainBook } from '../../chain/domains.js';
 import type { ChainSource } from '../../chain/source.js';
-import { AddressBookBuilder, MetadataReader, v3Address, type V3AddressBook, type V3Metadata } from './v3/index.js';
+import { AddressBookBuilder, MetadataReader, v3Address, type GetMethodRunner, type V3AddressBook, type V3Metadata } from './v3/index.js';
 
 /** How long one account's read may take before the event goes out without it. */
 export const ENRICH_TIMEOUT_MS = 3_000;
@@ -56,4 +56,9 @@ export function chainEnricher(
       return { book: b, metadata: meta };
     },
   };
+}
+
+/** Get-methods for `actions`' contract facts: a read that takes longer than `timeoutMs` proves nothing. */
+export function chainFacts(source: Pick<ChainSource, 'runGetMethod'>, timeoutMs = ENRICH_TIMEOUT_MS): GetMethodRunner {
+  return (account, method, stack) => within(source.runGetMethod(account, method, stack), timeoutMs, { exitCode: -1, stack: [], gasUsed: 0n });
 }

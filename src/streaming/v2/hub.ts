@@ -3,20 +3,22 @@
 // Resume (beyond the anchors): finalized notifications replayed from the log after the client's id, then
 // the in-flight provisional traces at their current level and the invalidations it may have missed; a
 // `gap` notification when the log no longer holds what it asks for. As in the legacy hub (../hub.ts), a
-// replaying connection joins the live fan-out in the same tick as it sees the log's head.
+// replaying connection joins the live fan-out in the same tick as it sees the log's head. Finalized `trace`
+// and `actions` cover a whole trace, sent in the block that completes it (traces.ts).
 import type { Logger } from 'pino';
-import type { EventBatch } from '../../bus/events.js';
+import { makePosition, positionSeqno, type EventBatch, type TraceEvent } from '../../bus/events.js';
 import type { EventLog } from '../../bus/types.js';
 import type { AccountId, HashHex, TransactionModel } from '../../chain/model.js';
 import type { FinalityTracker } from '../../pipeline/finality/tracker.js';
 import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
-import { actionVisible, expandActionTypes, noContractFacts, pickAddressBook, pickMetadata, traceContent, transactionAddresses, v3Address, v3Transaction, type TraceContent, type TraceContext, type V3AddressBook, type V3Metadata } from './v3/index.js';
+import { actionVisible, expandActionTypes, noContractFacts, pickAddressBook, pickMetadata, traceContent, transactionAddresses, v3Address, v3Transaction, type GetMethodRunner, type TraceContent, type TraceContext, type V3AddressBook, type V3Metadata } from './v3/index.js';
 import type { V2Enricher } from './enrich.js';
 import { changesJettonBalance, type StateNotice, type V2StateReader } from './states.js';
 import type { V2Connection } from './connection.js';
 import { V2Index } from './index-map.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
 import { FINALITY_RANK, type V2Finality, type V2Subscription } from './request.js';
+import { TraceAssembler } from './traces.js';
 
 /** The documented keepalive period (docs.ton.org, Streaming API: SSE). */
 export const V2_KEEPALIVE_MS = 15_000;
@@ -35,6 +37,10 @@ export interface V2HubOptions {
   enricher?: V2Enricher | null;
   /** Reads account and jetton wallet states for `account_state_change`/`jettons_change` (null: never sent). */
   states?: V2StateReader | null;
+  /** Runs get-methods (bounded in time) that prove jetton wallets and NFT items for `actions` (null: none proven). */
+  facts?: GetMethodRunner | null;
+  /** Masterchain blocks a trace may span and still get its `trace`/`actions` notifications (traces.ts). */
+  traceWindowBlocks?: number;
 }
 
 interface Invalidation {
@@ -49,6 +55,11 @@ export class V2Hub {
   /** Connections told about each provisional trace: a later invalidation is their business. */
   private readonly told = new Map<HashHex, Set<V2Connection>>();
   private readonly norms = new TraceNorms();
+  private readonly assembler: TraceAssembler;
+  /** Live batches held while the start reads the window before the head back (null: none held). */
+  private held: EventBatch[] | null = null;
+  /** The first masterchain block whose trace norms this process has seen (re-read before it on a resume). */
+  private observedFrom = Infinity;
   /** Accounts of each provisional trace (its emulated trace, or its first transaction). */
   private readonly traceAccounts = new Map<HashHex, AccountId[]>();
   private readonly invalidations: Invalidation[] = [];
@@ -59,11 +70,26 @@ export class V2Hub {
 
   constructor(private readonly options: V2HubOptions) {
     this.keepaliveMs = options.keepaliveMs ?? V2_KEEPALIVE_MS;
+    this.assembler = new TraceAssembler({ log: options.log, facts: options.facts ?? null, windowBlocks: options.traceWindowBlocks });
+  }
+
+  /** Transactions the trace assembler holds (for metrics). */
+  get assembling(): number {
+    return this.assembler.size;
   }
 
   start(): void {
     if (this.timer) return;
-    this.stops.push(this.options.log.subscribe((batch) => this.publishBatch(batch)));
+    // traces that started before this process: the window before the head is read back first
+    this.held = [];
+    this.stops.push(this.options.log.subscribe((batch) => (this.held ? this.held.push(batch) : this.publishBatch(batch))));
+    void this.seed()
+      .catch((err) => this.options.logger.warn({ err }, 'v2 stream: reading the trace window back failed'))
+      .finally(() => {
+        const held = this.held ?? [];
+        this.held = null;
+        for (const b of held) this.publishBatch(b);
+      });
     if (this.options.finality) this.stops.push(this.options.finality.subscribe((e) => this.publishProvisional(e)));
     this.timer = setInterval(() => this.sweep(), Math.min(500, this.keepaliveMs));
     this.timer.unref();
@@ -115,8 +141,34 @@ export class V2Hub {
     this.index.remove(connection);
   }
 
+  /** Reads the window before the head back: trace norms and transactions of traces still in flight. */
+  private async seed(): Promise<void> {
+    const head = this.options.log.headPosition();
+    if (head === null) return;
+    await this.readBack(head, (b) => this.assembler.observe(b));
+  }
+
+  /** Groups (for their norms) the batches of the trace window that ends at `until`, handing each to `also`. */
+  private async readBack(until: number, also?: (b: EventBatch) => void): Promise<void> {
+    const from = Math.max(0, positionSeqno(until) - this.assembler.windowBlocks);
+    let after = makePosition(from, 0) - 1;
+    this.observedFrom = Math.min(this.observedFrom, from);
+    while (after < until) {
+      const batches = await this.options.log.readAfter(after, 32);
+      if (batches.length === 0) return;
+      for (const b of batches) {
+        if (b.firstPosition > until) return;
+        groupBatch(b, this.norms);
+        also?.(b);
+        after = Math.max(after, b.lastPosition);
+      }
+    }
+  }
+
   private async replay(connection: V2Connection): Promise<void> {
     const log = this.options.log;
+    // a cursor older than what this process saw: the norms of traces that started before it are read back
+    if (positionSeqno(connection.cursor.position) - this.assembler.windowBlocks < this.observedFrom) await this.readBack(connection.cursor.position);
     for (;;) {
       if (connection.closed) return;
       const oldest = await log.oldestPosition();
@@ -162,9 +214,11 @@ export class V2Hub {
 
   /** Live: one batch, grouped once, to every connection that is not replaying. */
   private publishBatch(batch: EventBatch): void {
-    // No v2 client: no grouping cost beside the legacy hub's fan-out (a later trace's norm may then be unknown).
-    if (this.connections.size === 0) return;
+    // grouped even without a v2 client: later blocks of its traces then know their norm
     const groups = groupBatch(batch, this.norms);
+    this.assembler.observe(batch);
+    this.observedFrom = Math.min(this.observedFrom, batch.mcSeqno);
+    if (this.connections.size === 0) return;
     // the groups each connection follows, found through the index, in log order
     const touched = new Map<V2Connection, FinalizedGroup[]>();
     for (const g of groups) {
@@ -181,6 +235,10 @@ export class V2Hub {
       // a wallet's owner is known only once get_wallet_data answers: its subscribers wait in line for it
       if (this.options.states && g.txs.some(changesJettonBalance)) for (const c of this.connections) if (c.subscription?.types.has('jettons_change')) note(c);
     }
+    // completed traces: whom their actions concern is known once classified, so every candidate waits in line
+    if (batch.events.some((e) => e.type === 'trace')) {
+      for (const c of this.connections) if (!c.replaying && !c.closed && !touched.has(c) && wantsCompletions(c)) touched.set(c, []);
+    }
     for (const [c, mine] of touched) this.deliverBatch(c, batch, mine);
     for (const c of this.connections) if (!c.replaying) advance(c, batch);
   }
@@ -189,6 +247,7 @@ export class V2Hub {
     c.cork();
     try {
       this.deliverGroups(c, groups);
+      this.deliverCompletions(c, batch);
     } finally {
       c.uncork();
     }
@@ -207,20 +266,40 @@ export class V2Hub {
           this.emit(c, `${g.position}.0`, `{"type":"transactions","finality":"finalized","trace_external_hash_norm":${norm},"transactions":[${list}]}`, g, () => groupContent(g).addresses, mentions);
         }
       }
-      if (sub!.types.has('trace') && g.norm && sub!.traces.has(g.norm) && after({ position: g.position, kind: 1 }, c.cursor)) {
-        const content = groupContent(g);
-        const payload = JSON.stringify({ type: 'trace', finality: 'finalized', trace_external_hash_norm: b64(g.norm), trace: content.trace, transactions: content.transactionMap });
-        this.emit(c, `${g.position}.1`, payload, g, () => content.addresses, () => content.addresses.map(v3Address));
-      }
-      if (sub!.types.has('actions') && wholeTrace(g) && after({ position: g.position, kind: 2 }, c.cursor)) {
-        const filter = { actionTypes: new Set(sub!.actionTypes), supported: expandActionTypes(sub!.supportedActionTypes) };
-        const actions = groupContent(g).actions.filter((a) => actionVisible(a, filter) && (a.accounts ?? []).some((acc) => sub!.addresses.has(acc.toLowerCase())));
-        if (actions.length > 0) {
-          const payload = JSON.stringify({ type: 'actions', finality: 'finalized', trace_external_hash_norm: g.norm ? b64(g.norm) : null, actions });
-          this.emit(c, `${g.position}.2`, payload, g, () => groupContent(g).addresses, () => actions.flatMap((a) => a.accounts ?? []));
-        }
-      }
       this.sendStates(c, g.txs, 'finalized', (kind) => (after({ position: g.position, kind }, c.cursor) ? `${g.position}.${kind}` : null));
+    }
+  }
+
+  /**
+   * The batch's completed traces (its `trace` events): `trace` (kind 1) to subscribers of the trace's norm
+   * and `actions` (kind 2) to subscribers of an account an action names, each at the event's position,
+   * queued in the connection's order behind the trace's assembly and contract facts.
+   */
+  private deliverCompletions(c: V2Connection, batch: EventBatch): void {
+    const sub = c.subscription;
+    if (!sub || !wantsCompletions(c)) return;
+    for (const e of batch.events) {
+      if (e.type !== 'trace') continue;
+      const sendTrace = sub.types.has('trace') && after({ position: e.position, kind: 1 }, c.cursor);
+      const sendActions = sub.types.has('actions') && after({ position: e.position, kind: 2 }, c.cursor);
+      if (!sendTrace && !sendActions) continue;
+      const done = this.assembler.complete(e as TraceEvent);
+      this.after(c, async () => {
+        const t = await done;
+        if (!t) return;
+        const filter = { actionTypes: new Set(sub.actionTypes), supported: expandActionTypes(sub.supportedActionTypes) };
+        const visible = t.content.actions.filter((a) => actionVisible(a, filter));
+        if (sendTrace && t.norm && sub.traces.has(t.norm)) {
+          // Go's TraceNotification carries the classified actions, filtered by type only (ton-streaming-go/v2)
+          const payload = JSON.stringify({ type: 'trace', finality: 'finalized', trace_external_hash_norm: b64(t.norm), trace: t.content.trace, transactions: t.content.transactionMap, ...(visible.length > 0 ? { actions: visible } : {}) });
+          this.write(c, `${t.position}.1`, (await this.enriched(c, payload, t, () => t.content.addresses, () => t.content.addresses.map(v3Address))) ?? payload);
+        }
+        const mine = sendActions ? visible.filter((a) => (a.accounts ?? []).some((acc) => sub.addresses.has(acc.toLowerCase()))) : [];
+        if (mine.length > 0) {
+          const payload = JSON.stringify({ type: 'actions', finality: 'finalized', trace_external_hash_norm: t.norm ? b64(t.norm) : null, actions: mine });
+          this.write(c, `${t.position}.2`, (await this.enriched(c, payload, t, () => t.content.addresses, () => mine.flatMap((a) => a.accounts ?? []))) ?? payload);
+        }
+      });
     }
   }
 
@@ -457,15 +536,8 @@ function finalizedJson(tx: TransactionModel, g: FinalizedGroup): string {
   return json;
 }
 
-/**
- * Actions are classified over a whole trace only (a part could be classified wrongly): the group starts
- * with its external message and every internal message its transactions sent was consumed within it.
- */
-function wholeTrace(g: FinalizedGroup): boolean {
-  if (g.txs[0]!.inMessage?.type !== 'external-in') return false;
-  const consumed = new Set(g.txs.map((tx) => tx.inMessage?.hash));
-  return g.txs.every((tx) => tx.outMessages.every((m) => m.type !== 'internal' || consumed.has(m.hash)));
-}
+/** A subscription that may be sent a completed trace's `trace` or `actions`. */
+const wantsCompletions = (c: V2Connection): boolean => !!c.subscription && (c.subscription.types.has('actions') || (c.subscription.types.has('trace') && c.subscription.traces.size > 0));
 
 /** The group's trace tree, transaction map and actions, built once for every recipient. */
 const contentCache = new WeakMap<FinalizedGroup, TraceContent>();
