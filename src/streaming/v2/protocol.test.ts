@@ -6,7 +6,7 @@ import { Address, beginCell } from '@ton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { account, message, transaction } from '../../../test/support/model.js';
 import { openTestStore, dropTestStore } from '../../../test/support/stores.js';
-import { blockBatch, startStreamTestbed, txEvent, type StreamTestbed } from '../../../test/support/streaming.js';
+import { blockBatch, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from '../../../test/support/streaming.js';
 import { openSse, openWs, type V2Event } from '../../../test/support/v2-client.js';
 
 const A = account(0xa1);
@@ -109,30 +109,36 @@ describe('streaming v2 protocol', () => {
     s.abort();
   });
 
-  it('actions of a trace that completes within one block, filtered by action_types; none for a partial trace', async () => {
+  it('actions of a whole trace at its completion (the log\'s trace event), filtered by action_types; none for a trace ended as it stood', async () => {
     bed = await startStreamTestbed({ store: await openTestStore('sqlite') });
     const events: V2Event[] = [];
     const s = await openSse(`${bed.url}/streaming/v2/sse`, { types: ['actions'], addresses: [B], action_types: ['ton_transfer'] }, { onEvent: (e) => events.push(e) });
     await until(() => events.length === 1);
     const body = beginCell().endCell().toBoc().toString('base64');
-    const ext = { ...message('e1'.repeat(32), 'external-in', null, A), bodyBoc: body };
+    const ext = (n: number) => ({ ...message(`e${n}`.repeat(32), 'external-in', null, A), bodyBoc: body });
     const m = message('cc'.repeat(32), 'internal', A, B);
-    const partial = message('dd'.repeat(32), 'internal', A, B);
-    await bed.append(
-      blockBatch(7, [
-        txEvent(transaction({ account: A, lt: 10n, inMsg: ext, out: [m], mcSeqno: 7 })),
-        txEvent(transaction({ account: B, lt: 12n, inMsg: m, mcSeqno: 7 })),
-        // a trace whose internal message lands in a later block: no actions from its part
-        txEvent(transaction({ account: A, lt: 14n, inMsg: { ...ext, hash: 'e2'.repeat(32) }, out: [partial], mcSeqno: 7 })),
-      ]),
-    );
+    const later = message('dd'.repeat(32), 'internal', A, B);
+    const toB = message('ef'.repeat(32), 'internal', A, B);
+    const lost = message('ee'.repeat(32), 'internal', B, account(0xc3));
+    const whole = [transaction({ account: A, lt: 10n, inMsg: ext(1), out: [m], mcSeqno: 7 }), transaction({ account: B, lt: 12n, inMsg: m, mcSeqno: 7 })];
+    const spanning = [transaction({ account: A, lt: 14n, inMsg: ext(2), out: [later], mcSeqno: 7 }), transaction({ account: B, lt: 20n, inMsg: later, mcSeqno: 8 })];
+    // B's message to C never executes: classified, its part would read as a ton_transfer to B
+    const unfinished = [transaction({ account: A, lt: 16n, inMsg: ext(3), out: [toB], mcSeqno: 7 }), transaction({ account: B, lt: 18n, inMsg: toB, out: [lost], mcSeqno: 7 })];
+    // the follower's trace events: at completion, and for the unfinished one when its age bound ends it
+    const traceOf = (txs: ReturnType<typeof transaction>[], end: number) => ({ hash: txs[0]!.hash, accounts: [...new Set(txs.map((t) => t.account))].sort(), transactions: txs.map((t) => t.hash), startMcSeqno: 7, endMcSeqno: end });
+    await bed.append(blockBatch(7, [...whole, spanning[0]!, ...unfinished].map(txEvent).concat([traceEvent(traceOf(whole, 7))])));
     await until(() => events.length === 2);
+    expect(events[1]!.id).toBe('7000005.2');
+    await bed.append(blockBatch(8, [txEvent(spanning[1]!), traceEvent(traceOf(spanning, 8))]));
+    await bed.append(blockBatch(9, [traceEvent(traceOf(unfinished, 9))]));
+    await until(() => events.length === 3);
     await new Promise((r) => setTimeout(r, 300));
-    expect(events).toHaveLength(2);
-    expect(events[1]!.id).toBe('7000000.2');
-    expect(Object.keys(events[1]!.data)).toEqual(['type', 'finality', 'trace_external_hash_norm', 'actions']);
-    const actions = events[1]!.data.actions as Array<{ type: string; finality: string }>;
-    expect(actions.map((a) => [a.type, a.finality])).toEqual([['ton_transfer', 'finalized']]);
+    expect(events.map((e) => e.id)).toEqual([events[0]!.id, '7000005.2', '8000001.2']);
+    for (const e of events.slice(1)) {
+      expect(Object.keys(e.data)).toEqual(['type', 'finality', 'trace_external_hash_norm', 'actions']);
+      const actions = e.data.actions as Array<{ type: string; finality: string }>;
+      expect(actions.map((a) => [a.type, a.finality])).toEqual([['ton_transfer', 'finalized']]);
+    }
     s.abort();
   });
 

@@ -47,6 +47,8 @@ export class TraceAssembler {
   /** The kept batches' transaction hashes, oldest first. */
   private readonly kept: Array<{ mcSeqno: number; hashes: HashHex[] }> = [];
   private newest = -1;
+  /** Each event's content, shared by every recipient of that event object. */
+  private readonly completions = new WeakMap<TraceEvent, Promise<Completion | null>>();
   readonly windowBlocks: number;
   private readonly maxTransactions: number;
 
@@ -81,8 +83,8 @@ export class TraceAssembler {
    * no longer in the log, or it has none. Built once per event object (every recipient shares it).
    */
   complete(event: TraceEvent): Promise<Completion | null> {
-    let done = completions.get(event);
-    if (!done) completions.set(event, (done = this.build(event)));
+    let done = this.completions.get(event);
+    if (!done) this.completions.set(event, (done = this.build(event)));
     return done;
   }
 
@@ -128,8 +130,6 @@ export class TraceAssembler {
     return hashes.map((h) => found.get(h)!);
   }
 }
-
-const completions = new WeakMap<TraceEvent, Promise<Completion | null>>();
 
 /** Every internal message the transactions sent was consumed by one of them. */
 function whole(txs: readonly TransactionModel[]): boolean {
