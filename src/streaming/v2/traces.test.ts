@@ -1,12 +1,14 @@
 // The trace assembler over a real event log (SQLite): a trace spanning blocks is assembled the same from
 // memory and, for a process that did not keep its blocks (a restart, a replay older than its memory), by
 // reading the log back from the trace's first block; never beyond the window, never from a pruned log.
-import { beginCell } from '@ton/core';
+import { beginCell, Cell } from '@ton/core';
+import { accountToAddress } from '../../chain/address.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../bus/events.js';
 import { account, message, transaction } from '../../../test/support/model.js';
 import { dropTestStore, openTestStore } from '../../../test/support/stores.js';
 import { blockBatch, startStreamTestbed, traceEvent, txEvent, type StreamTestbed } from '../../../test/support/streaming.js';
+import { openSse, type V2Event } from '../../../test/support/v2-client.js';
 import { TraceAssembler } from './traces.js';
 
 const [A, B, C] = [account(0xa1), account(0xb2), account(0xc3)];
@@ -70,5 +72,38 @@ describe('TraceAssembler', () => {
     for (let s = 30; s < 40; s++) await bed.append(blockBatch(s, [txEvent(transaction({ account: A, lt: BigInt(s * 100), mcSeqno: s }))]));
     expect(await bed.log.prune()).toBe(3);
     expect(await new TraceAssembler({ log: bed.log, facts: null }).complete(traceEventOf(early[2]!))).toBeNull();
+  });
+
+  it('trace_external_hash_norm of a block whose trace started before any client, or before a restart, within the window', async () => {
+    const store = await openTestStore('sqlite');
+    bed = await startStreamTestbed({ store });
+    const [first, second, third] = hops(10);
+    await bed.append(first!); // no v2 client yet
+    const seen: V2Event[] = [];
+    const live = await openSse(`${bed.url}/streaming/v2/sse`, { types: ['transactions'], addresses: [B] }, { onEvent: (e) => seen.push(e) });
+    await bed.append(second!);
+    const wait = async (list: V2Event[], n: number) => {
+      const end = Date.now() + 10_000;
+      while (list.filter((e) => e.event === 'event').length < n && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      return list.filter((e) => e.event === 'event');
+    };
+    // TEP-467 computed here: the external rebuilt with src addr_none, import_fee 0, no init, body in a ref
+    const ext = (first!.events[0] as { tx: ReturnType<typeof transaction> }).tx.inMessage!;
+    const norm = beginCell().storeUint(2, 2).storeUint(0, 2).storeAddress(accountToAddress(ext.destination!)).storeCoins(0).storeBit(0).storeBit(1).storeRef(Cell.fromBase64(ext.bodyBoc!)).endCell().hash().toString('base64');
+    expect((await wait(seen, 1)).map((e) => e.data.trace_external_hash_norm)).toEqual([norm]);
+    live.abort();
+    await bed.close();
+
+    // a new process over the same log: it reads the window back at start and before an older cursor
+    bed = await startStreamTestbed({ store });
+    const resumed: V2Event[] = [];
+    const r = await openSse(`${bed.url}/streaming/v2/sse`, { types: ['transactions'], addresses: [B, C] }, { onEvent: (e) => resumed.push(e) }, { lastEventId: `${first!.lastPosition}.9` });
+    await bed.append(third!);
+    const got = await wait(resumed, 2);
+    expect(got.map((e) => [e.id, e.data.trace_external_hash_norm])).toEqual([
+      [`${second!.firstPosition}.0`, norm],
+      [`${third!.firstPosition}.0`, norm],
+    ]);
+    r.abort();
   });
 });
