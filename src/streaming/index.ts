@@ -7,7 +7,7 @@ import type { EventLog } from '../bus/types.js';
 import type { Config } from '../config.js';
 import type { Component, ComponentFactory } from '../service/component.js';
 import { StreamHub, type StreamHubOptions } from './hub.js';
-import { StreamMetrics } from './metrics.js';
+import { StreamMetrics, v2TraceMetrics } from './metrics.js';
 import { sseRoutes } from './sse.js';
 import { websocketRoutes } from './ws.js';
 import type { FinalityTracker } from '../pipeline/finality/tracker.js';
@@ -54,12 +54,14 @@ export function createStreaming(
     quietCollectionMs: deps.config.streamQuietGc ? undefined : null,
     ...overrides,
   });
-  const v2 = new V2Hub({
+  const traceMetrics = v2TraceMetrics(deps.metrics, () => v2.assembling);
+  const v2: V2Hub = new V2Hub({
     log: deps.events,
     finality: deps.finality ?? null,
     enricher: deps.source ? chainEnricher(deps.source, { domains: deps.domains ?? null }) : null,
     states: deps.source ? new V2StateReader(deps.source) : null,
     facts: deps.source ? chainFacts(deps.source) : null,
+    onTraceBuilt: (result) => traceMetrics.inc({ result }),
     logger: deps.logger.child({ component: 'streaming-v2' }),
     bufferBytes: deps.config.streamBufferBytes,
     writeTimeoutMs: deps.config.streamWriteTimeoutMs,

@@ -81,3 +81,17 @@ export class StreamMetrics {
     this.connections.dec({ transport });
   }
 }
+
+/**
+ * Streaming v2's trace assembler: transactions it holds (the window, src/streaming/v2/traces.ts) and
+ * completed traces by outcome (`classified`, `unclassified`: sent without actions, `not_assembled`: none sent).
+ */
+export function v2TraceMetrics(registry: Registry, held: () => number): Counter<'result'> {
+  const registers = [registry];
+  once(registry, 'tonwatch_stream_v2_trace_window_transactions', () =>
+    new Gauge({ name: 'tonwatch_stream_v2_trace_window_transactions', help: 'Finalized transactions Streaming v2 keeps to assemble traces that span blocks', registers, collect() { this.set(held()); } }),
+  );
+  return once(registry, 'tonwatch_stream_v2_traces_completed_total', () =>
+    new Counter({ name: 'tonwatch_stream_v2_traces_completed_total', help: 'Completed traces Streaming v2 built trace/actions notifications for, by outcome (classified, unclassified, not_assembled)', labelNames: ['result'] as const, registers }),
+  );
+}

@@ -105,6 +105,9 @@ describe('streaming v2 trace and actions of whole traces on the devnet', () => {
     expect(ids.indexOf(actions[0]!.id!)).toBe(ids.indexOf(traces[0]!.id!) + 1);
     expect(ids.map((i) => Number(i.split('.')[0]))).toEqual(ids.map((i) => Number(i.split('.')[0])).sort((x, y) => x - y));
     expect(Math.floor(Number(tracePos) / 1_000_000)).toBe(Math.max(...txs.map((x) => x.mcSeqno)));
+    const metrics = await (await svc.api('/metrics')).text();
+    expect(Number(/tonwatch_stream_v2_traces_completed_total\{result="classified"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/tonwatch_stream_v2_trace_window_transactions [1-9]/);
     a.abort();
     b.abort();
   });

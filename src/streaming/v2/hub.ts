@@ -41,6 +41,8 @@ export interface V2HubOptions {
   facts?: GetMethodRunner | null;
   /** Masterchain blocks a trace may span and still get its `trace`/`actions` notifications (traces.ts). */
   traceWindowBlocks?: number;
+  /** Counts each completed trace's outcome (metrics). */
+  onTraceBuilt?: (result: 'classified' | 'unclassified' | 'not_assembled') => void;
 }
 
 interface Invalidation {
@@ -70,7 +72,7 @@ export class V2Hub {
 
   constructor(private readonly options: V2HubOptions) {
     this.keepaliveMs = options.keepaliveMs ?? V2_KEEPALIVE_MS;
-    this.assembler = new TraceAssembler({ log: options.log, facts: options.facts ?? null, windowBlocks: options.traceWindowBlocks });
+    this.assembler = new TraceAssembler({ log: options.log, facts: options.facts ?? null, windowBlocks: options.traceWindowBlocks, onBuilt: options.onTraceBuilt });
   }
 
   /** Transactions the trace assembler holds (for metrics). */

@@ -40,6 +40,8 @@ export interface TraceAssemblerOptions {
   facts: GetMethodRunner | null;
   windowBlocks?: number;
   maxTransactions?: number;
+  /** Told how each trace event ended: whole and classified, sent unclassified, or not assembled. */
+  onBuilt?: (result: 'classified' | 'unclassified' | 'not_assembled') => void;
 }
 
 export class TraceAssembler {
@@ -84,7 +86,11 @@ export class TraceAssembler {
    */
   complete(event: TraceEvent): Promise<Completion | null> {
     let done = this.completions.get(event);
-    if (!done) this.completions.set(event, (done = this.build(event)));
+    if (!done) {
+      this.completions.set(event, (done = this.build(event)));
+      const told = this.options.onBuilt;
+      if (told) void done.then((c) => told(c === null ? 'not_assembled' : c.classified ? 'classified' : 'unclassified'));
+    }
     return done;
   }
 
