@@ -2,8 +2,9 @@
 // batch grouped by trace, and the event ids that let a client resume (docs/STREAMING.md, "v2 resume").
 //
 // Ids: a finalized notification's id is `<position>.<k>` — the log position of its group's first
-// transaction and its kind (0 `transactions`, 1 `trace`) — the same on every node and after a restart,
-// because groups depend on the batch alone. A provisional notification (not in the log) carries
+// transaction and its kind (0 `transactions`, 3 `account_state_change`, 4 `jettons_change`), or of the
+// log's `trace` event that completed its trace (1 `trace`, 2 `actions`: traces.ts) — the same on every
+// node and after a restart, because groups depend on the batch alone and completions are in the log. A provisional notification (not in the log) carries
 // `<last finalized id considered>~<provisional sequence>`, so a resume knows both where it was in the
 // log and which provisional events it saw.
 import type { EventBatch, Position } from '../../bus/events.js';
