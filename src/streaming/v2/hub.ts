@@ -6,7 +6,7 @@
 // replaying connection joins the live fan-out in the same tick as it sees the log's head. Finalized `trace`
 // and `actions` cover a whole trace, sent in the block that completes it (traces.ts).
 import type { Logger } from 'pino';
-import { makePosition, positionSeqno, type EventBatch, type TraceEvent } from '../../bus/events.js';
+import { makePosition, positionSeqno, type EventBatch } from '../../bus/events.js';
 import type { EventLog } from '../../bus/types.js';
 import type { AccountId, HashHex, TransactionModel } from '../../chain/model.js';
 import type { FinalityTracker } from '../../pipeline/finality/tracker.js';
@@ -18,7 +18,7 @@ import type { V2Connection } from './connection.js';
 import { V2Index } from './index-map.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
 import { FINALITY_RANK, type V2Finality, type V2Subscription } from './request.js';
-import { TraceAssembler } from './traces.js';
+import { TraceAssembler, type Completion } from './traces.js';
 
 /** The documented keepalive period (docs.ton.org, Streaming API: SSE). */
 export const V2_KEEPALIVE_MS = 15_000;
@@ -280,29 +280,33 @@ export class V2Hub {
   private deliverCompletions(c: V2Connection, batch: EventBatch): void {
     const sub = c.subscription;
     if (!sub || !wantsCompletions(c)) return;
+    const due: Array<{ done: Promise<Completion | null>; trace: boolean; actions: boolean }> = [];
     for (const e of batch.events) {
       if (e.type !== 'trace') continue;
-      const sendTrace = sub.types.has('trace') && after({ position: e.position, kind: 1 }, c.cursor);
-      const sendActions = sub.types.has('actions') && after({ position: e.position, kind: 2 }, c.cursor);
-      if (!sendTrace && !sendActions) continue;
-      const done = this.assembler.complete(e as TraceEvent);
-      this.after(c, async () => {
-        const t = await done;
-        if (!t) return;
-        const filter = { actionTypes: new Set(sub.actionTypes), supported: expandActionTypes(sub.supportedActionTypes) };
+      const trace = sub.types.has('trace') && after({ position: e.position, kind: 1 }, c.cursor);
+      const actions = sub.types.has('actions') && after({ position: e.position, kind: 2 }, c.cursor);
+      if (trace || actions) due.push({ done: this.assembler.complete(e), trace, actions });
+    }
+    if (due.length === 0) return;
+    // one step per batch: every completion of the block is being built already, in parallel
+    this.after(c, async () => {
+      const filter = { actionTypes: new Set(sub.actionTypes), supported: expandActionTypes(sub.supportedActionTypes) };
+      for (const d of due) {
+        const t = await d.done;
+        if (!t) continue;
         const visible = t.content.actions.filter((a) => actionVisible(a, filter));
-        if (sendTrace && t.norm && sub.traces.has(t.norm)) {
+        if (d.trace && t.norm && sub.traces.has(t.norm)) {
           // Go's TraceNotification carries the classified actions, filtered by type only (ton-streaming-go/v2)
-          const payload = JSON.stringify({ type: 'trace', finality: 'finalized', trace_external_hash_norm: b64(t.norm), trace: t.content.trace, transactions: t.content.transactionMap, ...(visible.length > 0 ? { actions: visible } : {}) });
+          const payload = `${traceJson(t)}${visible.length > 0 ? `,"actions":${JSON.stringify(visible)}` : ''}}`;
           this.write(c, `${t.position}.1`, (await this.enriched(c, payload, t, () => t.content.addresses, () => t.content.addresses.map(v3Address))) ?? payload);
         }
-        const mine = sendActions ? visible.filter((a) => (a.accounts ?? []).some((acc) => sub.addresses.has(acc.toLowerCase()))) : [];
+        const mine = d.actions ? visible.filter((a) => (a.accounts ?? []).some((acc) => sub.addresses.has(acc.toLowerCase()))) : [];
         if (mine.length > 0) {
           const payload = JSON.stringify({ type: 'actions', finality: 'finalized', trace_external_hash_norm: t.norm ? b64(t.norm) : null, actions: mine });
           this.write(c, `${t.position}.2`, (await this.enriched(c, payload, t, () => t.content.addresses, () => mine.flatMap((a) => a.accounts ?? []))) ?? payload);
         }
-      });
-    }
+      }
+    });
   }
 
   private publishProvisional(event: ProvisionalEvent): void {
@@ -535,6 +539,17 @@ const finalizedJsonCache = new WeakMap<TransactionModel, string>();
 function finalizedJson(tx: TransactionModel, g: FinalizedGroup): string {
   let json = finalizedJsonCache.get(tx);
   if (json === undefined) finalizedJsonCache.set(tx, (json = JSON.stringify(v3Transaction(tx, groupContext(g)))));
+  return json;
+}
+
+/** A finalized `trace` notification's text up to its actions (unclosed), serialised once for every recipient. */
+const traceJsonCache = new WeakMap<Completion, string>();
+function traceJson(t: Completion): string {
+  let json = traceJsonCache.get(t);
+  if (json === undefined) {
+    json = JSON.stringify({ type: 'trace', finality: 'finalized', trace_external_hash_norm: b64(t.norm!), trace: t.content.trace, transactions: t.content.transactionMap }).slice(0, -1);
+    traceJsonCache.set(t, json);
+  }
   return json;
 }
 
