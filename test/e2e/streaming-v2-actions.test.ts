@@ -64,8 +64,10 @@ describe('streaming v2 trace and actions of whole traces on the devnet', () => {
     const a = await sse({ types: ['transactions', 'actions', 'trace'], addresses: [alice.id], trace_external_hash_norms: [norm] }, got);
     // a trace subscriber that did not ask for actions still gets them inside `trace`, as Go's TraceNotification carries them
     const b = await sse({ types: ['trace'], trace_external_hash_norms: [norm] }, only);
+    const booked: V2Event[] = [];
+    const c = await sse({ types: ['actions'], addresses: [bob.id], include_address_book: true }, booked);
     await svc.settle();
-    await until(() => events(got, 'actions', norm).length > 0 && events(got, 'trace', norm).length > 0 && events(only, 'trace', norm).length > 0, () => [got, only]);
+    await until(() => events(got, 'actions', norm).length > 0 && events(got, 'trace', norm).length > 0 && events(only, 'trace', norm).length > 0 && events(booked, 'actions', norm).length > 0, () => [got, only, booked]);
     await svc.produceBlock(); // nothing more comes for a completed trace
     await new Promise((r) => setTimeout(r, 300));
 
@@ -108,8 +110,15 @@ describe('streaming v2 trace and actions of whole traces on the devnet', () => {
     const metrics = await (await svc.api('/metrics')).text();
     expect(Number(/tonwatch_stream_v2_traces_completed_total\{result="classified"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
     expect(metrics).toMatch(/tonwatch_stream_v2_trace_window_transactions [1-9]/);
+    // with include_address_book: the same actions, then the book of the accounts they name
+    const withBook = events(booked, 'actions', norm);
+    expect(withBook).toHaveLength(1);
+    expect(Object.keys(withBook[0]!.data)).toEqual(['type', 'finality', 'trace_external_hash_norm', 'actions', 'address_book']);
+    expect(withBook[0]!.data.actions).toEqual(list);
+    expect(Object.keys(withBook[0]!.data.address_book as object).sort()).toEqual([...new Set(list.flatMap((x) => x.accounts as string[]))].sort());
     a.abort();
     b.abort();
+    c.abort();
   });
 
   it('a jetton transfer: one jetton_transfer with owners, wallets, amount and master as the chain says; the trace holds every hop', async () => {
