@@ -174,6 +174,31 @@ describe('streaming v2 trace and actions of whole traces on the devnet', () => {
     b.abort();
   });
 
+  it('a bounced transfer: the trace completes with its bounce (three blocks), one actions notification', async () => {
+    const alice = wallet('alice');
+    const nobody = `0:${'5a'.repeat(32)}`; // no contract there: the bounceable message bounces back
+    const before = chain.masterchainSeqno;
+    const { root, norm } = await submit('/devnet/send', { from: 'alice', to: nobody, amount: '200000000', bounce: true });
+    const got: V2Event[] = [];
+    const a = await sse({ types: ['actions', 'trace'], addresses: [alice.id], trace_external_hash_norms: [norm] }, got);
+    await svc.settle();
+    await until(() => events(got, 'actions', norm).length > 0 && events(got, 'trace', norm).length > 0, () => got);
+    await svc.produceBlock();
+    await new Promise((r) => setTimeout(r, 300));
+    const txs = await chainTrace(before, root);
+    expect(txs.length).toBe(3); // alice's send, the bounce at the empty address, alice receiving it back
+    expect(txs[2]!.inMessage!.bounced).toBe(true);
+    const traces = events(got, 'trace', norm);
+    expect(traces).toHaveLength(1);
+    expect(flatten(traces[0]!.data.trace as Node).sort()).toEqual(txs.map((x) => b64(x.hash)).sort());
+    expect(Math.floor(Number(traces[0]!.id!.split('.')[0]) / 1_000_000)).toBe(txs[2]!.mcSeqno);
+    const actions = events(got, 'actions', norm);
+    expect(actions).toHaveLength(1);
+    const transfer = (actions[0]!.data.actions as Array<Record<string, any>>).find((x) => x.type === 'ton_transfer')!;
+    expect(transfer.details).toMatchObject({ source: v3(alice.id), destination: v3(nobody) });
+    a.abort();
+  });
+
   it('a client that disconnects in the middle of a trace and resumes with its last id gets the completion exactly once', async () => {
     const alice = wallet('alice');
     const { norm } = await submit('/devnet/send', { from: 'alice', to: 'carol', amount: '300000000', comment: 'resume' });
