@@ -16,6 +16,8 @@ import { noContractFacts, readContractFacts, traceContent, type ContractFacts, t
 export const TRACE_WINDOW_BLOCKS = 64;
 /** Transactions kept in memory at most (the window's blocks are dropped oldest first beyond it). */
 export const MAX_KEPT_TRANSACTIONS = 200_000;
+/** Completions remembered for recipients and replays that come later. */
+const MAX_REMEMBERED_COMPLETIONS = 10_000;
 
 /** A completed trace, ready for every recipient. */
 export interface Completion {
@@ -49,8 +51,8 @@ export class TraceAssembler {
   /** The kept batches' transaction hashes, oldest first. */
   private readonly kept: Array<{ mcSeqno: number; hashes: HashHex[] }> = [];
   private newest = -1;
-  /** Each event's content, shared by every recipient of that event object. */
-  private readonly completions = new WeakMap<TraceEvent, Promise<Completion | null>>();
+  /** Recent completions by position: live recipients and replays of the same event share one build. */
+  private readonly completions = new Map<Position, Promise<Completion | null>>();
   readonly windowBlocks: number;
   private readonly maxTransactions: number;
 
@@ -82,15 +84,25 @@ export class TraceAssembler {
 
   /**
    * The content of a completed trace, or null when it spans more than the window, its transactions are
-   * no longer in the log, or it has none. Built once per event object (every recipient shares it).
+   * no longer in the log, or it has none. Built once per event (every recipient and a replay soon after share it).
    */
   complete(event: TraceEvent): Promise<Completion | null> {
-    let done = this.completions.get(event);
-    if (!done) {
-      this.completions.set(event, (done = this.build(event)));
-      const told = this.options.onBuilt;
-      if (told) void done.then((c) => told(c === null ? 'not_assembled' : c.classified ? 'classified' : 'unclassified'));
-    }
+    let done = this.completions.get(event.position);
+    if (done) return done;
+    done = this.build(event).then(
+      (c) => {
+        this.options.onBuilt?.(c === null ? 'not_assembled' : c.classified ? 'classified' : 'unclassified');
+        return c;
+      },
+      () => {
+        // a failed log read is not remembered: the next recipient or replay tries again
+        this.completions.delete(event.position);
+        this.options.onBuilt?.('not_assembled');
+        return null;
+      },
+    );
+    this.completions.set(event.position, done);
+    if (this.completions.size > MAX_REMEMBERED_COMPLETIONS) this.completions.delete(this.completions.keys().next().value!);
     return done;
   }
 
