@@ -97,13 +97,16 @@ describe('TraceAssembler', () => {
     // a new process over the same log: it reads the window back at start and before an older cursor
     bed = await startStreamTestbed({ store });
     const resumed: V2Event[] = [];
-    const r = await openSse(`${bed.url}/streaming/v2/sse`, { types: ['transactions'], addresses: [B, C] }, { onEvent: (e) => resumed.push(e) }, { lastEventId: `${first!.lastPosition}.9` });
+    const r = await openSse(`${bed.url}/streaming/v2/sse`, { types: ['transactions', 'actions'], addresses: [B, C] }, { onEvent: (e) => resumed.push(e) }, { lastEventId: `${first!.lastPosition}.9` });
     await bed.append(third!);
-    const got = await wait(resumed, 2);
-    expect(got.map((e) => [e.id, e.data.trace_external_hash_norm])).toEqual([
-      [`${second!.firstPosition}.0`, norm],
-      [`${third!.firstPosition}.0`, norm],
+    const got = await wait(resumed, 3);
+    // the completion's id is the log's trace event's: what any process over this log sends
+    expect(got.map((e) => [e.id, e.data.type, e.data.trace_external_hash_norm])).toEqual([
+      [`${second!.firstPosition}.0`, 'transactions', norm],
+      [`${third!.firstPosition}.0`, 'transactions', norm],
+      [`${third!.lastPosition}.2`, 'actions', norm],
     ]);
+    expect((got[2]!.data.actions as Array<{ type: string }>).map((a) => a.type)).toEqual(['ton_transfer', 'ton_transfer']);
     r.abort();
   });
 });
