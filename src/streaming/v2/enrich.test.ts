@@ -3,9 +3,9 @@
 // `metadata` (and the event goes out within the bound) instead of holding the notification back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFriendly } from '../../chain/address.js';
-import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js';
-import { chainEnricher } from './enrich.js';
-import { v3Address } from './v3/index.js';
+import { openTestDevnet, runTrace, type TestDevnet } from '../../../test/support/devnet.js';
+import { chainEnricher, chainFacts } from './enrich.js';
+import { readContractFacts, v3Address } from './v3/index.js';
 
 let devnet: TestDevnet;
 beforeAll(async () => {
@@ -43,5 +43,21 @@ describe('chainEnricher', () => {
     expect(Object.keys(partial.book).sort()).toEqual(accounts.map(v3Address).sort());
     // only what was asked for is built
     expect(await chainEnricher(chain).build(accounts, false, true).then((e) => e.book)).toEqual({});
+  }, 60_000);
+});
+
+describe('chainFacts', () => {
+  it('proves a jetton transfer\'s wallets through the chain; a silent get-method proves nothing, within the bound', async () => {
+    const chain = devnet.chain;
+    const usdt = devnet.directory.jettons.find((j) => j.key === 'usdt')!.masterId;
+    const { transactions: txs } = await runTrace(chain, () => devnet.control.jettonSend({ from: 'alice', jetton: 'usdt', to: 'bob', amount: '1000', comment: 'facts' }));
+    const wallets = [...new Set(txs.filter((t) => t.inMessage?.opcode === 0x0f8a7ea5 || t.inMessage?.opcode === 0x178d4519).map((t) => t.account))];
+    expect(wallets).toHaveLength(2);
+    const proven = await readContractFacts(txs, chainFacts(chain));
+    for (const w of wallets) expect(proven.jettonWallet(w)?.jetton).toBe(usdt);
+    // the master never answers get_wallet_address: no wallet is proven, and the read ends at the bound
+    const silent = { runGetMethod: (a: string, m: string | number, s?: Parameters<typeof chain.runGetMethod>[2]) => (a === usdt ? new Promise<never>(() => {}) : chain.runGetMethod(a, m, s)) };
+    const unproven = await readContractFacts(txs, chainFacts(silent, 200));
+    for (const w of wallets) expect(unproven.jettonWallet(w)).toBeUndefined();
   }, 60_000);
 });
