@@ -59,6 +59,7 @@ export function createStreaming(
     finality: deps.finality ?? null,
     enricher: deps.source ? chainEnricher(deps.source, { domains: deps.domains ?? null }) : null,
     states: deps.source ? new V2StateReader(deps.source) : null,
+    runGetMethod: deps.source ? (account, method, stack) => deps.source!.runGetMethod(account, method, stack) : null,
     logger: deps.logger.child({ component: 'streaming-v2' }),
     bufferBytes: deps.config.streamBufferBytes,
     writeTimeoutMs: deps.config.streamWriteTimeoutMs,
