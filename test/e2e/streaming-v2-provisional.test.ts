@@ -89,6 +89,13 @@ describe('streaming v2 provisional contents on the devnet', () => {
     expect(emulated.map((t) => shape(t, true)).sort(byShape)).toEqual(final.map((t) => shape(t, true)).sort(byShape));
     expect(emulated.find((t) => t.account === v3(dave.id))!.in_msg.value).toBe(toNano('0.5').toString());
 
+    // confirmed transactions: carol's from the non-final block, dave's still emulated (its own finality)
+    const [confirmedTxs] = of('transactions', 'confirmed');
+    expect(Object.keys(confirmedTxs!)).toEqual(['type', 'finality', 'trace_external_hash_norm', 'transactions', 'address_book']);
+    expect((confirmedTxs!.transactions as Tx[]).map((t) => [t.account, t.emulated, t.finality]).sort()).toEqual(
+      [[v3(carol.id), false, 'confirmed'], [v3(dave.id), true, 'pending']].sort(),
+    );
+
     // confirmed trace: the docs' fields, the tree from the confirmed root to dave's emulated transaction
     const [trace] = of('trace', 'confirmed');
     expect(Object.keys(trace!)).toEqual(['type', 'finality', 'trace_external_hash_norm', 'trace', 'transactions', 'actions', 'address_book']);

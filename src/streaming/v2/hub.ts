@@ -282,7 +282,7 @@ export class V2Hub {
    * per event): `transactions` of its addresses, `trace` with tree and map, `actions` of a whole trace (in
    * the connection's order, behind their contract facts), and at confirmed the states its transactions left.
    */
-  private sendProvisional(c: V2Connection, event: ProvisionalEvent): void {
+  private sendProvisional(c: V2Connection, event: ProvisionalEvent, resumed = false): void {
     const sub = c.subscription;
     if (!sub || event.finality === 'finalized' || event.finality === 'invalidated') return;
     if (FINALITY_RANK[event.finality] < FINALITY_RANK[sub.minFinality]) return;
@@ -307,7 +307,8 @@ export class V2Hub {
       this.provisionalActions(c, event, wantsTrace, wantsActions);
       sent = true;
     }
-    if (event.finality === 'confirmed') this.sendStates(c, this.newlyConfirmed.get(event) ?? event.transactions, 'confirmed', () => this.provisionalId(c));
+    // live, a grown trace's new transactions only; a resuming client gets the trace's all
+    if (event.finality === 'confirmed') this.sendStates(c, (!resumed && this.newlyConfirmed.get(event)) || event.transactions, 'confirmed', () => this.provisionalId(c));
     if (sent) {
       let told = this.told.get(event.trace);
       if (!told) this.told.set(event.trace, (told = new Set()));
@@ -372,7 +373,7 @@ export class V2Hub {
       this.queue(c, this.provisionalId(c), JSON.stringify({ type: 'gap', provisional: true, last_event_id: `${cursorId(c.cursor)}~${seen}` }));
     }
     for (const inv of this.invalidations) if (inv.seq > seen) this.sendInvalidated(c, inv.norm, inv.accounts, false, true);
-    for (const event of this.options.finality?.inFlight() ?? []) this.sendProvisional(c, event);
+    for (const event of this.options.finality?.inFlight() ?? []) this.sendProvisional(c, event, true);
   }
 
   /**
