@@ -143,7 +143,7 @@ describe('streaming v2 provisional contents on the devnet', () => {
     const boc = (await chain.getPendingMessages()).find((m) => m.hash === hash)!.boc;
     const norm = b64(normalizedHashOfMessage(Cell.fromBase64(boc))!);
     // the trace's own subscriber, before its first block
-    const traceSse = await openSse(`${svc.url}/streaming/v2/sse?api_key=${key}`, { types: ['trace'], trace_external_hash_norms: [norm], min_finality: 'pending' }, { onEvent: (e) => traced.push(e) });
+    const traceSse = await openSse(`${svc.url}/streaming/v2/sse?api_key=${key}`, { types: ['trace'], trace_external_hash_norms: [norm], min_finality: 'pending', include_address_book: true }, { onEvent: (e) => traced.push(e) });
     for (let i = 0; i < 5; i++) await svc.produceBlock();
     const of = (type: string, finality: string) => ofTrace(seen, norm).filter((n) => n.type === type && n.finality === finality);
     const finalizedTxs = () => of('transactions', 'finalized').flatMap((n) => n.transactions as Tx[]);
@@ -175,7 +175,11 @@ describe('streaming v2 provisional contents on the devnet', () => {
 
     // the trace subscriber: confirmed with the documented fields, the tree holding every transaction
     const [confirmedTrace] = ofTrace(traced, norm).filter((n) => n.finality === 'confirmed');
-    expect(Object.keys(confirmedTrace!)).toEqual(['type', 'finality', 'trace_external_hash_norm', 'trace', 'transactions', 'actions']);
+    expect(Object.keys(confirmedTrace!)).toEqual(['type', 'finality', 'trace_external_hash_norm', 'trace', 'transactions', 'actions', 'address_book']);
+    // the book names every account of the transactions and of the actions (the jetton's master too)
+    const named = new Set<string>([...(confirmedTrace!.actions as Tx[]).flatMap((a) => a.accounts as string[]), ...Object.values(confirmedTrace!.transactions as Record<string, Tx>).flatMap((t) => [t.account, t.in_msg?.source, ...t.out_msgs.map((m: Tx) => m.destination)])].filter((x): x is string => !!x));
+    expect(Object.keys(confirmedTrace!.address_book).sort()).toEqual([...named].sort());
+    expect(named.has(v3(usdt.masterId))).toBe(true);
     const nodes = (n: Tx): number => 1 + (n.children as Tx[]).reduce((s, c) => s + nodes(c), 0);
     expect(nodes(confirmedTrace!.trace)).toBe(final.length);
     expect(Object.keys(confirmedTrace!.transactions)).toHaveLength(final.length);

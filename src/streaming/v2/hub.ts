@@ -297,7 +297,7 @@ export class V2Hub {
         const list = mine.map((tx) => content.json.get(tx)!).join(',');
         const payload = `{"type":"transactions","finality":"${event.finality}","trace_external_hash_norm":${norm},"transactions":[${list}]}`;
         const mentions = () => mine.flatMap((tx) => transactionAddresses(content.v3.get(tx)!));
-        this.emit(c, this.provisionalId(c), payload, event, () => [...new Set([...accounts, ...content.addresses])], mentions);
+        this.emit(c, this.provisionalId(c), payload, event, () => (content.addresses.length > 0 ? content.addresses : accounts), mentions);
         sent = true;
       }
     }
@@ -326,17 +326,20 @@ export class V2Hub {
       const all = await built;
       const sub = c.subscription;
       if (!sub || c.closed) return;
+      // the actions name accounts beyond the transactions' (a jetton's master): the book covers them, built once per actions list
+      const addresses = all ? [...new Set([...content.addresses, ...all.flatMap((a) => (a.accounts ?? []).map((acc) => acc.toLowerCase()))])] : content.addresses;
+      const key = all ?? event;
       if (trace) {
         const body: Record<string, unknown> = { type: 'trace', finality: event.finality, trace_external_hash_norm: norm, trace: content.trace, transactions: content.transactionMap };
         if (all) body.actions = all;
-        await this.writeEnriched(c, id, JSON.stringify(body), event, content.addresses, content.addresses.map(v3Address));
+        await this.writeEnriched(c, id, JSON.stringify(body), key, addresses, addresses.map(v3Address));
       }
       if (actions && all) {
         const filter = { actionTypes: new Set(sub.actionTypes), supported: expandActionTypes(sub.supportedActionTypes) };
         const mine = all.filter((a) => actionVisible(a, filter) && (a.accounts ?? []).some((acc) => sub.addresses.has(acc.toLowerCase())));
         if (mine.length === 0) return;
         const payload = JSON.stringify({ type: 'actions', finality: event.finality, trace_external_hash_norm: norm, actions: mine });
-        await this.writeEnriched(c, id, payload, event, content.addresses, mine.flatMap((a) => a.accounts ?? []));
+        await this.writeEnriched(c, id, payload, key, addresses, mine.flatMap((a) => a.accounts ?? []));
       }
     });
   }
