@@ -221,6 +221,12 @@ export interface PendingMessage {
    * where it was admitted (the `operations` filter); absent when the source cannot emulate.
    */
   opcodes?: number[];
+  /**
+   * The emulated trace's transactions in execution order (not on chain), handed to in-process listeners
+   * (the finality tracker); absent when the source did not emulate. Never stored: the event log keeps the
+   * message without them.
+   */
+  emulated?: { transactions: TransactionModel[]; truncated: boolean };
   /** 'overlay' when heard on TON's gossip network (src/chain/overlay/); absent: the source's own mempool or send. */
   origin?: 'overlay';
 }

@@ -319,7 +319,8 @@ export class Follower {
       mcSeqno: seqno,
       firstPosition: position,
       lastPosition: position,
-      events: [{ type: 'mempool', message, position, mcSeqno: seqno }],
+      // the emulated trace is for in-process listeners; the log keeps the message alone
+      events: [{ type: 'mempool', message: withoutEmulation(message), position, mcSeqno: seqno }],
     };
     await this.options.log.appendBatch(batch);
     this.options.metrics?.appended(batch, 0, this.status());
@@ -339,5 +340,11 @@ export class Follower {
 function withoutBoc(tx: TransactionModel): TransactionModel {
   if (tx.boc === undefined) return tx;
   const { boc: _boc, ...rest } = tx;
+  return rest;
+}
+
+function withoutEmulation(message: PendingMessage): PendingMessage {
+  if (message.emulated === undefined) return message;
+  const { emulated: _, ...rest } = message;
   return rest;
 }

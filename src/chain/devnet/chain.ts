@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Cell, type TupleItem } from '@ton/core';
 import { parseAccountId } from '../address.js';
 import { decodeTransaction } from '../decode/transaction.js';
-import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction } from '../model.js';
+import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
 import {
   ChainRejectedError,
   MAX_TRANSACTIONS_PER_CALL,
@@ -492,9 +492,11 @@ export class DevnetChain implements ChainSource {
     const seq = storage.addToMempool(pending, message.cell.toBoc());
     // a competing message's effects stay out of the speculative state: at most one of them can land
     this.mempool.add({ pending, message, seq }, competing ? null : trace);
+    // decoded once for every listener, and only when someone listens
+    const emulated = this.pendingListeners.size > 0 ? { transactions: this.decodeEmulation(trace), truncated: trace.truncated } : undefined;
     for (const listener of this.pendingListeners) {
       try {
-        listener({ ...pending, involvedAccounts: [...trace.involvedAccounts], opcodes: [...trace.opcodes] });
+        listener({ ...pending, involvedAccounts: [...trace.involvedAccounts], opcodes: [...trace.opcodes], emulated });
       } catch (err) {
         this.warn(`a pending-message listener threw: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -544,18 +546,19 @@ export class DevnetChain implements ChainSource {
     return this.exclusive(async () => {
       const message = parseExternal(boc);
       const trace = await this.emulateOnPending(message);
-      const head = this.counters.masterchainSeqno;
-      return {
-        involvedAccounts: trace.involvedAccounts,
-        // not on chain: located in the blocks each hop would land in
-        transactions: trace.transactions.map((tx) =>
-          decodeTransaction(tx.cell, {
-            block: { workchain: tx.workchain, shard: FULL_SHARD, seqno: head + 1 + tx.hop },
-            mcSeqno: head + 1 + tx.hop,
-          }),
-        ),
-      };
+      return { involvedAccounts: trace.involvedAccounts, transactions: this.decodeEmulation(trace) };
     });
+  }
+
+  /** An emulated trace's transactions, not on chain: located in the blocks each hop would land in. */
+  private decodeEmulation(trace: TraceEmulation): TransactionModel[] {
+    const head = this.counters.masterchainSeqno;
+    return trace.transactions.map((tx) =>
+      decodeTransaction(tx.cell, {
+        block: { workchain: tx.workchain, shard: FULL_SHARD, seqno: head + 1 + tx.hop },
+        mcSeqno: head + 1 + tx.hop,
+      }),
+    );
   }
 
   async getPendingMessages(): Promise<PendingMessage[]> {

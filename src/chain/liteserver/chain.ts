@@ -309,7 +309,7 @@ export class LiteserverChain implements ChainSource {
    * MAX_EMULATED_TRANSACTIONS); as on the devnet, only the root decides: a later message that cannot run
    * ends its branch.
    */
-  private async emulate(root: ExternalMessage): Promise<{ transactions: TransactionModel[]; opcodes: number[] }> {
+  private async emulate(root: ExternalMessage): Promise<{ transactions: TransactionModel[]; opcodes: number[]; truncated: boolean }> {
     const { reads } = this.started();
     const head = this.requireHead();
     const header = this.heads!.header!;
@@ -341,7 +341,8 @@ export class LiteserverChain implements ChainSource {
     }
     const opcodes = new Set<number>();
     for (const m of [transactions[0]?.inMessage, ...transactions.flatMap((t) => t.outMessages)]) if (m && m.opcode !== null) opcodes.add(m.opcode);
-    return { transactions, opcodes: [...opcodes].sort((x, y) => x - y) };
+    // messages still queued: the trace went on past the limit
+    return { transactions, opcodes: [...opcodes].sort((x, y) => x - y), truncated: queue.length > 0 };
   }
 
   async sendExternalMessage(boc: Buffer): Promise<{ hash: HashHex }> {

@@ -6,9 +6,9 @@
 import type { PendingMessage, TransactionModel } from '../model.js';
 import { parseExternalMessage, type ExternalMessage, type Outbox } from './outbox.js';
 
-export type Trace = { transactions: TransactionModel[]; opcodes: number[] };
+export type Trace = { transactions: TransactionModel[]; opcodes: number[]; truncated?: boolean };
 
-/** The pending message of an external message, with its trace's accounts and opcodes when it was emulated. */
+/** The pending message of an external message, with its trace's accounts, opcodes and transactions when it was emulated. */
 export function pendingOf(msg: ExternalMessage, trace: Trace | null, receivedAtMs: number): PendingMessage {
   const pending: PendingMessage = {
     hash: msg.hash, boc: msg.cell.toBoc().toString('base64'), destination: msg.destination, receivedAt: Math.floor(receivedAtMs / 1000), involvedAccounts: null,
@@ -16,6 +16,7 @@ export function pendingOf(msg: ExternalMessage, trace: Trace | null, receivedAtM
   if (trace) {
     pending.involvedAccounts = [...new Set(trace.transactions.map((t) => t.account))].sort();
     pending.opcodes = trace.opcodes;
+    pending.emulated = { transactions: trace.transactions, truncated: trace.truncated ?? false };
   }
   return pending;
 }

@@ -44,7 +44,9 @@ export class Outbox {
   }
 
   add(message: PendingMessage): void {
-    this.entries.set(message.hash, { message, expiresAt: this.now() + this.ttlMs });
+    // the emulated trace goes to the listeners; the entry keeps the message alone
+    const { emulated: _, ...kept } = message;
+    this.entries.set(message.hash, { message: kept, expiresAt: this.now() + this.ttlMs });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     for (const l of [...this.listeners]) {
       try {

@@ -39,7 +39,7 @@ export class FinalityFeed {
     this.unsubscribe.push(
       source.onPendingMessage(
         guard('pending message', (m) =>
-          tracker.pending({ boc: m.boc, origin: m.origin ?? 'mempool', involvedAccounts: m.involvedAccounts, opcodes: m.opcodes ?? [] }),
+          tracker.pending({ boc: m.boc, origin: m.origin ?? 'mempool', involvedAccounts: m.involvedAccounts, opcodes: m.opcodes ?? [], transactions: m.emulated?.transactions, truncated: m.emulated?.truncated }),
         ),
       ),
     );

@@ -4,7 +4,8 @@
 // ends; a member started late picks up the traces in flight.
 import { Address, beginCell, storeMessage, type Message } from '@ton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { account, blockHeader, transaction } from '../../../test/support/model.js';
+import v8 from 'node:v8';
+import { account, blockHeader, hashOf, message, transaction } from '../../../test/support/model.js';
 import { dialects, dropTestStore, openTestStore, PG_URL } from '../../../test/support/stores.js';
 import { storeChangeFeed } from '../../bus/changes.js';
 import { makePosition, type EventBatch } from '../../bus/events.js';
@@ -16,7 +17,7 @@ import type { TransactionModel } from '../../chain/model.js';
 import { openStore, type Store } from '../../store/db.js';
 import { FinalityRelay } from './relay.js';
 import { FinalityTracker } from './tracker.js';
-import type { ProvisionalEvent } from './types.js';
+import type { ConfirmedEvent, PendingEvent, ProvisionalEvent } from './types.js';
 
 const wallet = account(9);
 
@@ -155,5 +156,42 @@ describe.runIf(dialects.includes('postgres'))('provisional events in a cluster (
     const member = await node(memberStore, null);
     expect(member.tracker.inFlight().map((e) => [e.trace, e.finality])).toEqual([[inFlight.trace, 'pending']]);
     expect(member.tracker.stateOf(ended.trace)).toBe('invalidated');
+  }, 30_000);
+
+  it('carries the emulated trace and a confirmed trace that grows; rows written before the lists existed still read', async () => {
+    const [leaderStore, memberStore] = await processes();
+    const leader = await node(leaderStore, await takeTerm(leaderStore.db, WRITER_ROLE, 'leader', 1));
+    const member = await node(memberStore, null);
+    const landing = external(4);
+    const out = message(hashOf('hop'), 'internal', wallet, account(10));
+    const root: TransactionModel = { ...transaction({ account: wallet, lt: 10n, inMsg: decodeMessage(landing), out: [out] }), block: shard(6) };
+    const hop: TransactionModel = { ...transaction({ account: account(10), lt: 20n, inMsg: out }), block: shard(7) };
+    leader.tracker.pending({ boc: landing.toBoc().toString('base64'), origin: 'mempool', transactions: [root, hop] });
+    leader.tracker.nonFinalBlock({ id: shard(6), genUtime: 1, signed: true, transactions: [root] });
+    leader.tracker.nonFinalBlock({ id: { ...shard(7), seqno: 7 }, genUtime: 1, signed: true, transactions: [hop] });
+    await until(() => member.seen.length === 3, 'pending, confirmed and its growth on the member');
+    const [pending, first, grown] = member.seen as [PendingEvent, ConfirmedEvent, ConfirmedEvent];
+    expect(pending.transactions.map((t) => t.lt)).toEqual([10n, 20n]);
+    expect([first.transactions.length, grown.transactions.length]).toEqual([1, 2]);
+    expect(grown.emulated!.transactions.map((t) => t.lt)).toEqual([10n, 20n]);
+    expect((member.tracker.inFlight()[0] as ConfirmedEvent).transactions).toHaveLength(2);
+
+    // rows an older version wrote: a pending event without transactions, a confirmed one without the lists
+    const older = external(5);
+    const olderTx: TransactionModel = { ...transaction({ account: wallet, lt: 30n, inMsg: decodeMessage(older) }), block: shard(8) };
+    const scratch = new FinalityTracker();
+    const { transactions: _t, truncated: _u, ...oldPending } = scratch.pending({ boc: older.toBoc().toString('base64'), origin: 'mempool' })!;
+    const { transactions: _c, truncated: _d, emulated: _e, ...oldConfirmed } = scratch.nonFinalBlock({ id: shard(8), genUtime: 1, signed: true, transactions: [olderTx] })[0]!;
+    const term = leader.term!;
+    for (const [i, event] of [oldPending, oldConfirmed].entries()) {
+      await leaderStore.db.insertInto('finality_events').values({ id: term * 2 ** 32 + 1000 + i, at: Date.now(), payload: v8.serialize(event) }).execute();
+    }
+    // read as the leader announces: a member that sees another announcement reads every new row
+    leader.tracker.pending({ boc: external(6).toBoc().toString('base64'), origin: 'mempool' });
+    await until(() => member.seen.some((e) => e.trace === oldConfirmed.trace && e.finality === 'confirmed'), 'the old rows on the member');
+    const read = member.seen.filter((e) => e.trace === oldConfirmed.trace);
+    expect(read.map((e) => e.finality)).toEqual(['pending', 'confirmed']);
+    expect((read[0] as PendingEvent).transactions).toEqual([]);
+    expect((read[1] as ConfirmedEvent).transactions.map((t) => t.lt)).toEqual([30n]);
   }, 30_000);
 });

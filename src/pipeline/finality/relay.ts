@@ -1,6 +1,6 @@
 // Carries provisional events to every node of a cluster (docs/FINALITY.md, "In a cluster"). The leader
 // writes each transition its tracker derives to a bounded table and announces its id on the store's change
-// feed (a NOTIFY payload is limited to 8000 bytes; a confirmed event carries a transaction). Every other
+// feed (a NOTIFY payload is limited to 8000 bytes; an event carries transactions). Every other
 // node reads the new rows into its own tracker (`mirror`), finalizes traces from the event log it tails
 // anyway, and enforces the bound itself, so a trace it shows in flight ends even if the leader dies.
 import v8 from 'node:v8';
@@ -10,7 +10,7 @@ import type { ChangeFeed } from '../../bus/changes.js';
 import type { EventLog } from '../../bus/types.js';
 import { toNum } from '../../store/db.js';
 import type { FinalityTracker } from './tracker.js';
-import type { ProvisionalEvent, TraceState } from './types.js';
+import { currentEvent, type ProvisionalEvent, type TraceState } from './types.js';
 
 export const FINALITY_TOPIC = 'finality';
 /** Ids are term·2^32 + sequence: unique across leaders without a database sequence, and ordered by term. */
@@ -121,7 +121,8 @@ export class FinalityRelay {
         this.lastId = id;
         // this node's own events while it leads are in its tracker already
         if (Math.floor(id / TERM_STRIDE) === this.options.term()) continue;
-        this.options.tracker.mirror(v8.deserialize(row.payload) as ProvisionalEvent);
+        // a row an older version wrote lacks the transaction lists: read as it meant
+        this.options.tracker.mirror(currentEvent(v8.deserialize(row.payload) as ProvisionalEvent));
       }
       if (rows.length < READ_PAGE) return;
     }

@@ -7,10 +7,10 @@ import { decodeMessage } from '../../chain/decode/message.js';
 import { normalizedExternalHash, normalizedHashOfMessage, normalizedHashOfModel } from '../../chain/message-boc.js';
 import type { BlockHeader, FinalizedBlock, TransactionModel } from '../../chain/model.js';
 import type { NonFinalBlock } from '../../chain/source.js';
-import { account, transaction } from '../../../test/support/model.js';
+import { account, hashOf, message, transaction } from '../../../test/support/model.js';
 import { FinalityMetrics } from './metrics.js';
 import { FinalityTracker } from './tracker.js';
-import type { ProvisionalEvent } from './types.js';
+import { currentEvent, MAX_PROVISIONAL_TRANSACTIONS, type ConfirmedEvent, type PendingEvent, type ProvisionalEvent } from './types.js';
 
 const wallet = account(7);
 const body = (seqno: number) => beginCell().storeUint(0x12345678, 32).storeUint(seqno, 32).storeRef(beginCell().storeUint(seqno, 8)).endCell();
@@ -181,5 +181,90 @@ describe('FinalityTracker', () => {
     expect(tracker.inFlight({ count: false })).toHaveLength(2);
     tracker.inFlight();
     expect(await registry.getSingleMetricAsString('tonwatch_finality_traces_resent_total')).toMatch(/^tonwatch_finality_traces_resent_total 4$/m);
+  });
+});
+
+describe('FinalityTracker: what provisional events carry', () => {
+  const other = account(8);
+  const internal = (label: string, to = other) => message(hashOf(label), 'internal', wallet, to);
+  /** A transaction of the trace past its first: consumes `inMsg`, sends `out`. */
+  const hop = (lt: bigint, inMsg: ReturnType<typeof internal>, out: ReturnType<typeof internal>[] = [], seqno = 1) => ({
+    ...transaction({ account: inMsg.destination!, lt, inMsg, out }),
+    block: shardId(seqno, 'a'),
+  });
+
+  it('pending: the emulated transactions in execution order, cut at the bound with `truncated`', () => {
+    const { tracker } = tracked();
+    const cell = externalCell(20);
+    const emulated = [txOf(cell, 1n, shardId(1, 'a')), ...Array.from({ length: MAX_PROVISIONAL_TRANSACTIONS + 4 }, (_, i) => hop(BigInt(i + 2), internal(`e${i}`)))];
+    const event = tracker.pending({ boc: cell.toBoc().toString('base64'), origin: 'mempool', transactions: emulated })!;
+    expect(event.transactions).toHaveLength(MAX_PROVISIONAL_TRANSACTIONS);
+    expect(event.transactions.map((t) => t.lt)).toEqual(emulated.slice(0, MAX_PROVISIONAL_TRANSACTIONS).map((t) => t.lt));
+    expect(event.truncated).toBe(true);
+    // the source's own cut is kept; no emulation is an empty list
+    const short = tracker.pending({ boc: externalCell(21).toBoc().toString('base64'), origin: 'overlay', transactions: emulated.slice(0, 2), truncated: true })!;
+    expect([short.transactions.length, short.truncated]).toEqual([2, true]);
+    const none = tracker.pending({ boc: externalCell(22).toBoc().toString('base64'), origin: 'mempool' })!;
+    expect([none.transactions, none.truncated]).toEqual([[], false]);
+  });
+
+  it('confirmed: collects the trace across non-final blocks (the transactions its messages reach), re-emitted at the same level, with the emulation', async () => {
+    const { tracker, seen, registry } = tracked();
+    const cell = externalCell(23);
+    const emulation = [txOf(cell, 1n, shardId(1, 'a'))];
+    tracker.pending({ boc: cell.toBoc().toString('base64'), origin: 'mempool', transactions: emulation });
+    const m1 = internal('m1');
+    const m2 = internal('m2', account(9));
+    const root = { ...txOf(externalCell(23, { inlineBody: true }), 10n, shardId(11, 'a')), outMessages: [m1] };
+    const stranger = hop(11n, internal('not of this trace'));
+    tracker.nonFinalBlock(nonFinal(11, 'a', [root, stranger]));
+    const child = hop(20n, m1, [m2], 12);
+    tracker.nonFinalBlock(nonFinal(12, 'a', [child, hop(21n, internal('other'), [], 12)]));
+    const grandchild = hop(30n, m2, [], 13);
+    tracker.nonFinalBlock(nonFinal(13, 'a', [grandchild]));
+    const confirmed = seen.filter((e): e is ConfirmedEvent => e.finality === 'confirmed');
+    expect(confirmed.map((e) => e.transactions.map((t) => t.lt))).toEqual([[10n], [10n, 20n], [10n, 20n, 30n]]);
+    expect(confirmed.every((e) => e.transaction === root && e.block.seqno === 11 && e.emulated?.transactions[0] === emulation[0])).toBe(true);
+    // a resuming client gets the newest; the level moved once (the growth is no transition)
+    expect((tracker.inFlight()[0] as ConfirmedEvent).transactions).toHaveLength(3);
+    expect(await registry.getSingleMetricAsString('tonwatch_finality_events_total')).toMatch(/level="confirmed"} 1$/m);
+    // finalized: nothing is collected any more
+    tracker.finalizedBlock(finalized(9, [header(shardId(11, 'a'), 9)], [root]));
+    tracker.nonFinalBlock(nonFinal(14, 'a', [hop(40n, internal('late'), [])]));
+    expect(seen.map((e) => e.finality)).toEqual(['pending', 'confirmed', 'confirmed', 'confirmed', 'finalized']);
+  });
+
+  it('confirmed: the transactions one trace collects are bounded; past the bound it says `truncated` once', () => {
+    const { tracker, seen } = tracked();
+    const fan = Array.from({ length: MAX_PROVISIONAL_TRANSACTIONS + 10 }, (_, i) => internal(`fan${i}`));
+    const root = { ...txOf(externalCell(24), 10n, shardId(15, 'a')), outMessages: fan };
+    tracker.nonFinalBlock(nonFinal(15, 'a', [root]));
+    tracker.nonFinalBlock(nonFinal(16, 'a', fan.slice(0, MAX_PROVISIONAL_TRANSACTIONS + 5).map((m, i) => hop(BigInt(100 + i), m, [], 16))));
+    tracker.nonFinalBlock(nonFinal(17, 'a', fan.slice(MAX_PROVISIONAL_TRANSACTIONS + 5).map((m, i) => hop(BigInt(1000 + i), m, [], 17))));
+    const confirmed = seen as ConfirmedEvent[];
+    expect(confirmed.map((e) => [e.transactions.length, e.truncated])).toEqual([
+      [1, false],
+      [MAX_PROVISIONAL_TRANSACTIONS, true],
+    ]);
+  });
+
+  it('a member mirrors a grown confirmed trace, never a shorter or equal one; rows of an older version read as they meant', () => {
+    const leader = tracked();
+    const member = tracked();
+    const m1 = internal('mm1');
+    const root = { ...txOf(externalCell(25), 10n, shardId(18, 'a')), outMessages: [m1] };
+    leader.tracker.nonFinalBlock(nonFinal(18, 'a', [root]));
+    leader.tracker.nonFinalBlock(nonFinal(19, 'a', [hop(20n, m1, [], 19)]));
+    const [first, grown] = leader.seen as ConfirmedEvent[];
+    expect(member.tracker.mirror(first!)).toBe(true);
+    expect(member.tracker.mirror(grown!)).toBe(true);
+    expect(member.tracker.mirror(first!)).toBe(false);
+    expect(member.tracker.mirror(grown!)).toBe(false);
+    expect(member.seen.map((e) => (e as ConfirmedEvent).transactions.length)).toEqual([1, 2]);
+    // a row written before the lists existed: a pending event without transactions, a confirmed one with its first
+    const { transactions: _t, truncated: _u, ...oldPending } = leader.tracker.pending({ boc: externalCell(26).toBoc().toString('base64'), origin: 'mempool' })!;
+    expect(currentEvent(oldPending as unknown as PendingEvent)).toMatchObject({ transactions: [], truncated: false });
+    const { transactions: _c, truncated: _d, emulated: _e, ...oldConfirmed } = first!;
+    expect(currentEvent(oldConfirmed as unknown as ConfirmedEvent)).toMatchObject({ transactions: [root], truncated: false, emulated: null });
   });
 });

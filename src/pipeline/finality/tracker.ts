@@ -8,6 +8,7 @@ import type { DroppedMessage, NonFinalBlock } from '../../chain/source.js';
 import type { FinalityMetrics } from './metrics.js';
 import {
   LEVEL_RANK,
+  MAX_PROVISIONAL_TRANSACTIONS,
   type ConfirmedEvent,
   type FinalityLevel,
   type FinalizedEvent,
@@ -40,6 +41,17 @@ interface Entry {
   last: ProvisionalEvent;
   /** The non-final block of its `confirmed` event, to notice when another block wins that place. */
   confirmedIn: { key: string; rootHash: HashHex } | null;
+  /** Its pending emulation, handed on with `confirmed` (the rest of the trace as expected). */
+  emulation?: { transactions: TransactionModel[]; truncated: boolean } | null;
+  /** While confirmed: its transactions collected from non-final blocks and the messages they created. */
+  collected?: Collected | null;
+}
+
+interface Collected {
+  transactions: TransactionModel[];
+  truncated: boolean;
+  /** Hashes of the internal messages its transactions created (keys of `FinalityTracker.byCreated`). */
+  created: HashHex[];
 }
 
 export type FinalityObserver = (event: ProvisionalEvent) => void;
@@ -50,6 +62,8 @@ export class FinalityTracker {
   private readonly entries = new Map<HashHex, Entry>();
   /** Message hash as the source saw it → trace, so a source's drop report finds its trace. */
   private readonly byMessage = new Map<HashHex, HashHex>();
+  /** Internal message created by a confirmed trace's transaction → that trace (its consumer joins the trace). */
+  private readonly byCreated = new Map<HashHex, HashHex>();
   private readonly observers = new Set<FinalityObserver>();
   /** Observers of the events this tracker derived itself (not mirrored from another node): the cluster relay. */
   private readonly derivedObservers = new Set<DerivedObserver>();
@@ -78,8 +92,8 @@ export class FinalityTracker {
 
   /**
    * The current event of every trace still pending or confirmed, oldest first: what a resuming client is
-   * re-sent (a `pending` event carries the emulated trace's accounts, a `confirmed` one its first
-   * transaction). On a cluster member it includes the traces mirrored from the leader. Each call counts
+   * re-sent (a `pending` event carries the emulated trace, a `confirmed` one the transactions collected so
+   * far and the emulation). On a cluster member it includes the traces mirrored from the leader. Each call counts
    * its traces as re-sent unless `count` is false (health checks).
    */
   inFlight(options: { count?: boolean } = {}): ProvisionalEvent[] {
@@ -117,6 +131,7 @@ export class FinalityTracker {
       return null;
     }
     const account = destinationOf(cell);
+    const emulated = report.transactions ?? [];
     const event: PendingEvent = {
       finality: 'pending',
       trace,
@@ -127,25 +142,47 @@ export class FinalityTracker {
       boc: report.boc,
       involvedAccounts: report.involvedAccounts?.slice() ?? null,
       opcodes: report.opcodes?.slice() ?? [],
+      transactions: emulated.slice(0, MAX_PROVISIONAL_TRANSACTIONS),
+      truncated: (report.truncated ?? false) || emulated.length > MAX_PROVISIONAL_TRANSACTIONS,
     };
-    this.entries.set(trace, { state: 'pending', firstSeenAt: event.at, endedAt: null, last: event, confirmedIn: null });
+    const emulation = event.transactions.length > 0 ? { transactions: event.transactions, truncated: event.truncated } : null;
+    this.entries.set(trace, { state: 'pending', firstSeenAt: event.at, endedAt: null, last: event, confirmedIn: null, emulation });
     this.move(null, 'pending');
     this.emit(event, null);
     return event;
   }
 
-  /** A shard block not committed yet: each externally-initiated trace it starts becomes `confirmed`. */
+  /**
+   * A shard block not committed yet: each externally-initiated trace it starts becomes `confirmed`; a
+   * transaction whose inbound message a confirmed trace's transaction created joins that trace, which is
+   * re-emitted `confirmed` with the longer list once per block (the level does not move).
+   */
   nonFinalBlock(block: NonFinalBlock): ConfirmedEvent[] {
-    const events: ConfirmedEvent[] = [];
     const key = blockKey(block.id);
+    const started = new Map<HashHex, { tx: TransactionModel; entry: Entry | undefined; collected: Collected }>();
+    const grown = new Set<HashHex>();
     for (const tx of block.transactions) {
       const trace = traceOf(tx);
-      if (trace === null) continue;
+      if (trace === null) {
+        // its creator's trace, when that trace is confirmed and collecting (lt order: the creator came first)
+        const joined = tx.inMessage ? this.byCreated.get(tx.inMessage.hash) : undefined;
+        const collected = joined === undefined ? undefined : (started.get(joined)?.collected ?? this.entries.get(joined)?.collected);
+        if (joined === undefined || !collected) continue;
+        if (!this.collect(joined, collected, tx)) continue;
+        if (!started.has(joined)) grown.add(joined);
+        continue;
+      }
       const entry = this.entries.get(trace);
-      if (entry && LEVEL_RANK[entry.state] >= LEVEL_RANK.confirmed) {
+      if (started.has(trace) || (entry && LEVEL_RANK[entry.state] >= LEVEL_RANK.confirmed)) {
         this.options.metrics?.ignored.inc({ why: 'not_higher' });
         continue;
       }
+      const collected: Collected = { transactions: [], truncated: false, created: [] };
+      this.collect(trace, collected, tx);
+      started.set(trace, { tx, entry, collected });
+    }
+    const events: ConfirmedEvent[] = [];
+    for (const [trace, { tx, entry, collected }] of started) {
       const event: ConfirmedEvent = {
         finality: 'confirmed',
         trace,
@@ -155,15 +192,42 @@ export class FinalityTracker {
         block: { ...block.id },
         signed: block.signed,
         transaction: tx,
+        transactions: collected.transactions.slice(),
+        truncated: collected.truncated,
+        emulated: entry?.emulation ?? null,
       };
       const confirmedIn = { key, rootHash: block.id.rootHash };
       this.move(entry?.state ?? null, 'confirmed');
-      if (entry) Object.assign(entry, { state: 'confirmed', last: event, confirmedIn });
-      else this.entries.set(trace, { state: 'confirmed', firstSeenAt: event.at, endedAt: null, last: event, confirmedIn });
+      if (entry) Object.assign(entry, { state: 'confirmed', last: event, confirmedIn, collected });
+      else this.entries.set(trace, { state: 'confirmed', firstSeenAt: event.at, endedAt: null, last: event, confirmedIn, collected });
       this.emit(event, entry ? event.at - entry.firstSeenAt : null, false, entry?.state ?? null);
       events.push(event);
     }
+    for (const trace of grown) {
+      const entry = this.entries.get(trace)!;
+      const event: ConfirmedEvent = { ...(entry.last as ConfirmedEvent), at: this.now(), transactions: entry.collected!.transactions.slice(), truncated: entry.collected!.truncated };
+      entry.last = event;
+      // the same level again: not a transition for the latency metrics
+      this.emit(event, null, false, 'confirmed', false);
+      events.push(event);
+    }
     return events;
+  }
+
+  /** Adds `tx` to a confirmed trace's transactions (bounded); false when it was past the bound. */
+  private collect(trace: HashHex, collected: Collected, tx: TransactionModel): boolean {
+    if (collected.transactions.length >= MAX_PROVISIONAL_TRANSACTIONS) {
+      if (collected.truncated) return false;
+      collected.truncated = true;
+      return true;
+    }
+    collected.transactions.push(tx);
+    for (const m of tx.outMessages) {
+      if (m.type !== 'internal') continue;
+      this.byCreated.set(m.hash, trace);
+      collected.created.push(m.hash);
+    }
+    return true;
   }
 
   /**
@@ -227,6 +291,12 @@ export class FinalityTracker {
    */
   mirror(event: ProvisionalEvent): boolean {
     const entry = this.entries.get(event.trace);
+    if (entry && entry.endedAt === null && event.finality === 'confirmed' && entry.state === 'confirmed' && event.transactions.length > (entry.last as ConfirmedEvent).transactions.length) {
+      // the leader's trace grew at the same level
+      entry.last = event;
+      this.emit(event, null, true, 'confirmed', false);
+      return true;
+    }
     if (entry && (entry.endedAt !== null || LEVEL_RANK[entry.state] >= LEVEL_RANK[event.finality])) {
       this.options.metrics?.ignored.inc({ why: 'not_higher' });
       return false;
@@ -240,9 +310,10 @@ export class FinalityTracker {
       return true;
     }
     const confirmedIn = event.finality === 'confirmed' ? { key: blockKey(event.block), rootHash: event.block.rootHash } : null;
+    const emulation = event.finality === 'pending' && event.transactions.length > 0 ? { transactions: event.transactions, truncated: event.truncated } : (entry?.emulation ?? null);
     this.move(entry?.state ?? null, event.finality);
-    if (entry) Object.assign(entry, { state: event.finality, last: event, confirmedIn });
-    else this.entries.set(event.trace, { state: event.finality, firstSeenAt, endedAt: null, last: event, confirmedIn });
+    if (entry) Object.assign(entry, { state: event.finality, last: event, confirmedIn, emulation });
+    else this.entries.set(event.trace, { state: event.finality, firstSeenAt, endedAt: null, last: event, confirmedIn, emulation });
     this.emit(event, entry ? this.now() - entry.firstSeenAt : null, true);
     return true;
   }
@@ -292,13 +363,15 @@ export class FinalityTracker {
     const endedAt = this.now();
     const from = entry?.state ?? null;
     this.move(from, state);
-    if (entry) Object.assign(entry, { state, last: event, endedAt, confirmedIn: null });
+    // an ended trace collects nothing more: its created messages and emulation are let go
+    for (const m of entry?.collected?.created ?? []) if (this.byCreated.get(m) === trace) this.byCreated.delete(m);
+    if (entry) Object.assign(entry, { state, last: event, endedAt, confirmedIn: null, collected: null, emulation: null });
     else this.entries.set(trace, { state, firstSeenAt: endedAt, endedAt, last: event, confirmedIn: null });
     this.emit(event, entry ? endedAt - entry.firstSeenAt : null, mirrored, from);
   }
 
-  private emit(event: ProvisionalEvent, sinceFirstSeenMs: number | null, mirrored = false, from: TraceState | null = null): void {
-    this.options.metrics?.emitted(event.finality, sinceFirstSeenMs);
+  private emit(event: ProvisionalEvent, sinceFirstSeenMs: number | null, mirrored = false, from: TraceState | null = null, transition = true): void {
+    if (transition) this.options.metrics?.emitted(event.finality, sinceFirstSeenMs);
     this.options.metrics?.setInFlight(this.counts.pending, this.counts.confirmed);
     const tell = (observer: () => void) => {
       try {

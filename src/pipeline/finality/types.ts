@@ -14,6 +14,12 @@ export type TraceState = FinalityLevel | 'invalidated';
  */
 export type InvalidationReason = 'rejected' | 'candidate_lost' | 'expired';
 
+/**
+ * Most transactions one provisional event carries (a pending event's emulated trace, a confirmed event's
+ * transactions from non-final blocks): past it the list is cut and the event says `truncated`.
+ */
+export const MAX_PROVISIONAL_TRANSACTIONS = 256;
+
 export const LEVEL_RANK: Record<TraceState, number> = { pending: 0, confirmed: 1, finalized: 2, invalidated: 2 };
 
 interface EventBase {
@@ -36,6 +42,10 @@ export interface PendingEvent extends EventBase {
   /** Accounts of the emulated trace, sorted; null when the source could not emulate. */
   involvedAccounts: AccountId[] | null;
   opcodes: number[];
+  /** The emulated trace's transactions in execution order (not on chain), at most MAX_PROVISIONAL_TRANSACTIONS; empty when not emulated. */
+  transactions: TransactionModel[];
+  /** The emulation stopped at its source's limit, or the list was cut at MAX_PROVISIONAL_TRANSACTIONS. */
+  truncated: boolean;
 }
 
 export interface ConfirmedEvent extends EventBase {
@@ -43,7 +53,18 @@ export interface ConfirmedEvent extends EventBase {
   /** The non-final shard block that holds the trace's first transaction. */
   block: BlockId;
   signed: boolean;
+  /** The trace's first transaction (the one in `block`). */
   transaction: TransactionModel;
+  /**
+   * The trace's transactions the non-final blocks seen hold, in lt order: the first one and each whose
+   * inbound message a transaction of the trace created. A later non-final block that adds to it re-emits
+   * `confirmed` with the longer list (at most MAX_PROVISIONAL_TRANSACTIONS).
+   */
+  transactions: TransactionModel[];
+  /** Transactions past MAX_PROVISIONAL_TRANSACTIONS were not collected. */
+  truncated: boolean;
+  /** The trace's pending emulation when the tracker had one (what the rest of the trace is expected to be), else null. */
+  emulated: { transactions: TransactionModel[]; truncated: boolean } | null;
 }
 
 export interface FinalizedEvent extends EventBase {
@@ -69,4 +90,18 @@ export interface PendingReport {
   origin: string;
   involvedAccounts?: AccountId[] | null;
   opcodes?: number[];
+  /** The emulated trace's transactions in execution order, when the source emulated it. */
+  transactions?: TransactionModel[];
+  /** The source's emulation stopped at its limit before the trace ended. */
+  truncated?: boolean;
+}
+
+/**
+ * An event as an older version relayed it (no `transactions` lists) made current: a pending event without
+ * transactions, a confirmed one with its first transaction alone (rows of `finality_events` outlive upgrades).
+ */
+export function currentEvent(event: ProvisionalEvent): ProvisionalEvent {
+  if (event.finality === 'pending' && !Array.isArray(event.transactions)) return { ...event, transactions: [], truncated: false };
+  if (event.finality === 'confirmed' && !Array.isArray(event.transactions)) return { ...event, transactions: [event.transaction], truncated: false, emulated: null };
+  return event;
 }

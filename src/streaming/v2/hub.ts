@@ -10,14 +10,15 @@ import { makePosition, positionSeqno, type EventBatch } from '../../bus/events.j
 import type { EventLog } from '../../bus/types.js';
 import type { AccountId, HashHex, TransactionModel } from '../../chain/model.js';
 import type { FinalityTracker } from '../../pipeline/finality/tracker.js';
-import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
+import type { ConfirmedEvent, ProvisionalEvent } from '../../pipeline/finality/types.js';
 import { actionVisible, expandActionTypes, noContractFacts, pickAddressBook, pickMetadata, traceContent, transactionAddresses, v3Address, v3Transaction, type GetMethodRunner, type TraceContent, type TraceContext, type V3AddressBook, type V3Metadata } from './v3/index.js';
+import { provisionalActions, provisionalContent, provisionalTransactions, type LiveEvent } from './provisional.js';
 import type { V2Enricher } from './enrich.js';
 import { changesJettonBalance, type StateNotice, type V2StateReader } from './states.js';
 import type { V2Connection } from './connection.js';
 import { V2Index } from './index-map.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
-import { FINALITY_RANK, type V2Finality, type V2Subscription } from './request.js';
+import { FINALITY_RANK, type V2Subscription } from './request.js';
 import { TraceAssembler, type Completion } from './traces.js';
 
 /** The documented keepalive period (docs.ton.org, Streaming API: SSE). */
@@ -64,6 +65,10 @@ export class V2Hub {
   private observedFrom = Infinity;
   /** Accounts of each provisional trace (its emulated trace, or its first transaction). */
   private readonly traceAccounts = new Map<HashHex, AccountId[]>();
+  /** The confirmed transactions of each trace already sent live (a grown `confirmed` sends states for the new ones only). */
+  private readonly confirmedTxs = new Map<HashHex, Set<HashHex>>();
+  /** A grown `confirmed` event's transactions not in the trace's earlier one. */
+  private readonly newlyConfirmed = new WeakMap<ConfirmedEvent, TransactionModel[]>();
   private readonly invalidations: Invalidation[] = [];
   private provisionalSeq = 0;
   private stops: Array<() => void> = [];
@@ -311,6 +316,7 @@ export class V2Hub {
 
   private publishProvisional(event: ProvisionalEvent): void {
     const norm = event.trace;
+    if (event.finality !== 'confirmed') this.confirmedTxs.delete(norm);
     if (event.finality === 'finalized') {
       this.traceAccounts.delete(norm);
       this.told.delete(norm);
@@ -330,7 +336,14 @@ export class V2Hub {
     const accounts = new Set(this.traceAccounts.get(norm) ?? []);
     accounts.add(event.account);
     if (event.finality === 'pending') for (const a of event.involvedAccounts ?? []) accounts.add(a);
-    else accounts.add(event.transaction.account);
+    for (const tx of event.transactions) accounts.add(tx.account);
+    if (event.finality === 'confirmed') {
+      for (const tx of event.emulated?.transactions ?? []) accounts.add(tx.account);
+      let seen = this.confirmedTxs.get(norm);
+      if (!seen) this.confirmedTxs.set(norm, (seen = new Set()));
+      this.newlyConfirmed.set(event, event.transactions.filter((tx) => !seen!.has(tx.hash)));
+      for (const tx of event.transactions) seen.add(tx.hash);
+    }
     this.traceAccounts.set(norm, [...accounts]);
     for (const c of this.following(norm, [...accounts])) if (!c.replaying) this.sendProvisional(c, event);
   }
@@ -347,34 +360,87 @@ export class V2Hub {
     return `${cursorId(c.cursor)}~${this.provisionalSeq}`;
   }
 
-  private sendProvisional(c: V2Connection, event: ProvisionalEvent): void {
+  /**
+   * A pending or confirmed trace to one connection (src/streaming/v2/provisional.ts builds the contents once
+   * per event): `transactions` of its addresses, `trace` with tree and map, `actions` of a whole trace (in
+   * the connection's order, behind their contract facts), and at confirmed the states its transactions left.
+   */
+  private sendProvisional(c: V2Connection, event: ProvisionalEvent, resumed = false): void {
     const sub = c.subscription;
     if (!sub || event.finality === 'finalized' || event.finality === 'invalidated') return;
     if (FINALITY_RANK[event.finality] < FINALITY_RANK[sub.minFinality]) return;
     const accounts = this.traceAccounts.get(event.trace) ?? [event.account];
-    const txs = event.finality === 'confirmed' ? [event.transaction] : [];
-    const norm = b64(event.trace);
+    const content = provisionalContent(event);
+    const norm = JSON.stringify(b64(event.trace));
     let sent = false;
     if (sub.types.has('transactions') && accounts.some((a) => sub.addresses.has(a))) {
-      const mine = txs.filter((tx) => sub.addresses.has(tx.account));
-      const ctx = provisionalContext(event.finality, event.trace);
-      const v3 = mine.map((tx) => v3Transaction(tx, ctx));
-      const payload = { type: 'transactions', finality: event.finality, trace_external_hash_norm: norm, transactions: v3 };
-      this.emit(c, this.provisionalId(c), JSON.stringify(payload), event, () => provisionalAccounts(accounts, txs), () => v3.flatMap(transactionAddresses));
+      const mine = provisionalTransactions(event, sub.addresses);
+      // a trace the source could not emulate still tells its subscribers it is on its way
+      if (mine.length > 0 || content.json.size === 0) {
+        const list = mine.map((tx) => content.json.get(tx)!).join(',');
+        const payload = `{"type":"transactions","finality":"${event.finality}","trace_external_hash_norm":${norm},"transactions":[${list}]}`;
+        const mentions = () => mine.flatMap((tx) => transactionAddresses(content.v3.get(tx)!));
+        this.emit(c, this.provisionalId(c), payload, event, () => (content.addresses.length > 0 ? content.addresses : accounts), mentions);
+        sent = true;
+      }
+    }
+    const wantsTrace = sub.types.has('trace') && sub.traces.has(event.trace);
+    const wantsActions = sub.types.has('actions') && accounts.some((a) => sub.addresses.has(a));
+    if (wantsTrace || wantsActions) {
+      this.provisionalActions(c, event, wantsTrace, wantsActions);
       sent = true;
     }
-    if (sub.types.has('trace') && sub.traces.has(event.trace)) {
-      const content = traceContent(txs, provisionalContext(event.finality, event.trace), noContractFacts);
-      const payload = JSON.stringify({ type: 'trace', finality: event.finality, trace_external_hash_norm: norm, trace: content.trace, transactions: content.transactionMap });
-      this.emit(c, this.provisionalId(c), payload, event, () => provisionalAccounts(accounts, txs), () => content.addresses.map(v3Address));
-      sent = true;
-    }
-    if (event.finality === 'confirmed') this.sendStates(c, txs, 'confirmed', () => this.provisionalId(c));
+    // live, a grown trace's new transactions only; a resuming client gets the trace's all
+    if (event.finality === 'confirmed') this.sendStates(c, (!resumed && this.newlyConfirmed.get(event)) || event.transactions, 'confirmed', () => this.provisionalId(c));
     if (sent) {
       let told = this.told.get(event.trace);
       if (!told) this.told.set(event.trace, (told = new Set()));
       told.add(c);
     }
+  }
+
+  /** `trace` (with `actions` when classified) and `actions`, written in the connection's order once the actions are built. */
+  private provisionalActions(c: V2Connection, event: LiveEvent, trace: boolean, actions: boolean): void {
+    const content = provisionalContent(event);
+    const norm = b64(event.trace);
+    const id = this.provisionalId(c);
+    const built = provisionalActions(event, this.options.facts ?? null);
+    this.after(c, async () => {
+      const all = await built;
+      const sub = c.subscription;
+      if (!sub || c.closed) return;
+      // the actions name accounts beyond the transactions' (a jetton's master): the book covers them, built once per actions list
+      const addresses = all ? [...new Set([...content.addresses, ...all.flatMap((a) => (a.accounts ?? []).map((acc) => acc.toLowerCase()))])] : content.addresses;
+      const key = all ?? event;
+      if (trace) {
+        const body: Record<string, unknown> = { type: 'trace', finality: event.finality, trace_external_hash_norm: norm, trace: content.trace, transactions: content.transactionMap };
+        if (all) body.actions = all;
+        await this.writeEnriched(c, id, JSON.stringify(body), key, addresses, addresses.map(v3Address));
+      }
+      if (actions && all) {
+        const filter = { actionTypes: new Set(sub.actionTypes), supported: expandActionTypes(sub.supportedActionTypes) };
+        const mine = all.filter((a) => actionVisible(a, filter) && (a.accounts ?? []).some((acc) => sub.addresses.has(acc.toLowerCase())));
+        if (mine.length === 0) return;
+        const payload = JSON.stringify({ type: 'actions', finality: event.finality, trace_external_hash_norm: norm, actions: mine });
+        await this.writeEnriched(c, id, payload, key, addresses, mine.flatMap((a) => a.accounts ?? []));
+      }
+    });
+  }
+
+  /** Inside a queued step: the payload with the connection's `address_book`/`metadata` (built once per event), written now. */
+  private async writeEnriched(c: V2Connection, id: string, payload: string, event: object, accounts: readonly AccountId[], mentions: Iterable<string>): Promise<void> {
+    const sub = c.subscription;
+    const enricher = this.options.enricher;
+    const book = !!(enricher && sub?.includeAddressBook);
+    const meta = !!(enricher && sub?.includeMetadata);
+    let text = payload;
+    if (book || meta) {
+      const [b, m] = await this.enrichment(event, () => accounts, book, meta);
+      const mentioned = [...new Set(mentions)];
+      if (b) text = `${text.slice(0, -1)},"address_book":${JSON.stringify(pickAddressBook(b, mentioned))}}`;
+      if (m) text = `${text.slice(0, -1)},"metadata":${JSON.stringify(pickMetadata(m, mentioned))}}`;
+    }
+    this.write(c, id, text);
   }
 
   /** To a client that was told about the trace, or that asked for `trace_invalidated` on its accounts. */
@@ -393,7 +459,7 @@ export class V2Hub {
       this.queue(c, this.provisionalId(c), JSON.stringify({ type: 'gap', provisional: true, last_event_id: `${cursorId(c.cursor)}~${seen}` }));
     }
     for (const inv of this.invalidations) if (inv.seq > seen) this.sendInvalidated(c, inv.norm, inv.accounts, false, true);
-    for (const event of this.options.finality?.inFlight() ?? []) this.sendProvisional(c, event);
+    for (const event of this.options.finality?.inFlight() ?? []) this.sendProvisional(c, event, true);
   }
 
   /**
@@ -513,16 +579,6 @@ export class V2Hub {
 
 const enrichments = new WeakMap<object, { book?: Promise<V3AddressBook>; meta?: Promise<V3Metadata> }>();
 
-/** Accounts a provisional notification mentions: the trace's known accounts and its transactions' peers. */
-function provisionalAccounts(accounts: readonly AccountId[], txs: readonly TransactionModel[]): AccountId[] {
-  const out = new Set(accounts);
-  for (const tx of txs) {
-    if (tx.inMessage?.source) out.add(tx.inMessage.source);
-    for (const m of tx.outMessages) if (m.destination) out.add(m.destination);
-  }
-  return [...out];
-}
-
 const b64 = (hex: HashHex): string => Buffer.from(hex, 'hex').toString('base64');
 
 /** The API v3 trace context of a finalized group: its root is known when it starts with the external message. */
@@ -532,7 +588,6 @@ function groupContext(g: FinalizedGroup): TraceContext {
   return { finality: 'finalized', emulated: false, traceId: external ? root.hash : null, traceExternalHash: external ? root.inMessage!.hash : null, traceExternalHashNorm: g.norm };
 }
 
-const provisionalContext = (finality: V2Finality, norm: HashHex): TraceContext => ({ finality, emulated: false, traceId: null, traceExternalHashNorm: norm });
 
 /** A batch's transaction as a finalized API v3 object (src/streaming/v2/v3), serialised once for every recipient. */
 const finalizedJsonCache = new WeakMap<TransactionModel, string>();
