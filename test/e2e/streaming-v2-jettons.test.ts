@@ -51,7 +51,7 @@ describe('streaming v2 jettons_change on every jetton wallet transaction (devnet
   };
 
   it('a TON top-up and a refused internal_transfer of a jetton wallet: its unchanged balance at each LT; a jetton transfer as before', async () => {
-    const [alice, bob] = [wallet('alice'), wallet('bob')];
+    const bob = wallet('bob');
     const usdt = chain.directory!.jettons.find((j) => j.key === 'usdt')!;
     const bobWallet = (await jettonWalletOf(chain, usdt.masterId, bob.address, 'owner')).toRawString();
     const owner = await subscribe([bob.id]); // the owner's TON wallet
