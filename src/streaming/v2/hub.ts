@@ -14,7 +14,7 @@ import type { ConfirmedEvent, ProvisionalEvent } from '../../pipeline/finality/t
 import { actionVisible, expandActionTypes, noContractFacts, pickAddressBook, pickMetadata, traceContent, transactionAddresses, v3Address, v3Transaction, type GetMethodRunner, type TraceContent, type TraceContext, type V3AddressBook, type V3Metadata } from './v3/index.js';
 import { provisionalActions, provisionalContent, provisionalTransactions, type LiveEvent } from './provisional.js';
 import type { V2Enricher } from './enrich.js';
-import { changesJettonBalance, type StateNotice, type V2StateReader } from './states.js';
+import type { StateNotice, V2StateReader } from './states.js';
 import type { V2Connection } from './connection.js';
 import { V2Index } from './index-map.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
@@ -240,7 +240,7 @@ export class V2Hub {
       for (const a of g.accounts) this.index.ofAccount(a)?.forEach(note);
       if (this.index.hasTraces() && g.norm) this.index.ofTrace(g.norm)?.forEach(note);
       // a wallet's owner is known only once get_wallet_data answers: its subscribers wait in line for it
-      if (this.options.states && g.txs.some(changesJettonBalance)) for (const c of this.connections) if (c.subscription?.types.has('jettons_change')) note(c);
+      if (this.options.states && g.txs.some((tx) => this.options.states!.jettonCandidate(tx))) for (const c of this.connections) if (c.subscription?.types.has('jettons_change')) note(c);
     }
     // completed traces: whom their actions concern is known once classified, so every candidate waits in line
     if (batch.events.some((e) => e.type === 'trace')) {
@@ -464,7 +464,7 @@ export class V2Hub {
 
   /**
    * `account_state_change` (kind 3: each account's last transaction here) and `jettons_change` (kind 4: each
-   * balance-changing jetton message), to a subscriber of the account (the wallet or its owner for jettons).
+   * transaction of a proven jetton wallet, states.ts), to a subscriber of the account (the wallet or its owner for jettons).
    * `idOf` names the id, or null when the client has seen that kind already.
    */
   private sendStates(c: V2Connection, txs: readonly TransactionModel[], finality: 'confirmed' | 'finalized', idOf: (kind: number) => string | null): void {
@@ -489,7 +489,7 @@ export class V2Hub {
       }
       for (const tx of last.values()) later(idOf(3), states.accountState(tx, finality));
     }
-    if (sub.types.has('jettons_change')) for (const tx of txs) if (changesJettonBalance(tx)) later(idOf(4), states.jettonWallet(tx, finality));
+    if (sub.types.has('jettons_change')) for (const tx of txs) if (states.jettonCandidate(tx, sub.addresses.has(tx.account))) later(idOf(4), states.jettonWallet(tx, finality));
   }
 
   /**

@@ -3,10 +3,14 @@
 // (transaction, finality). A read is used only when it is still the state that transaction left
 // (`lastTxLt` equal to its LT): an account that moved on before the read (a busy account, a replay) gets
 // no notification for that transaction rather than a state it never had after it.
-import { jettonWalletAddress, jettonWalletData } from '../../chain/jetton.js';
+// `jettons_change` follows every transaction of a proven jetton wallet (aborted ones too: ton-streaming-go
+// sends one for each committed state of an account whose interfaces include JettonWallet), so a balance a
+// bounce restored, or a plain TON top-up, reaches the clients that mirror balances from it.
+import { JettonAnswerError, jettonWalletData, type JettonWalletData } from '../../chain/jetton.js';
 import type { AccountId, AccountState, TransactionModel } from '../../chain/model.js';
 import type { ChainSource } from '../../chain/source.js';
 import { ENRICH_TIMEOUT_MS, within } from './enrich.js';
+import { JettonWalletBook } from './jetton-wallets.js';
 import { accountStateChange, jettonsChange, readTransactionCell } from './v3/index.js';
 
 export type StateFinality = 'confirmed' | 'finalized';
@@ -19,19 +23,24 @@ export interface StateNotice {
   mentions?: AccountId[];
 }
 
-/** Messages that change a jetton wallet's balance (TEP-74 transfer, internal_transfer, burn). */
-const JETTON_BALANCE_OPS = new Set([0x0f8a7ea5, 0x178d4519, 0x595f07bc]);
-
-export const changesJettonBalance = (tx: TransactionModel): boolean =>
-  !tx.aborted && tx.inMessage?.type === 'internal' && JETTON_BALANCE_OPS.has(tx.inMessage.opcode ?? -1);
-
 export class V2StateReader {
   private readonly built = new WeakMap<TransactionModel, Map<string, Promise<StateNotice | null>>>();
+  readonly wallets: JettonWalletBook;
 
   constructor(
     private readonly source: Pick<ChainSource, 'getAccountState' | 'getTransactions' | 'runGetMethod'>,
     private readonly timeoutMs = ENRICH_TIMEOUT_MS,
-  ) {}
+  ) {
+    this.wallets = new JettonWalletBook(source);
+  }
+
+  /**
+   * Synchronous: may `tx` yield a `jettons_change` (a proven wallet's, or an unknown account's with a jetton
+   * op in or out, or one a client follows itself: `direct`)? Only these make subscribers wait for reads.
+   */
+  jettonCandidate(tx: TransactionModel, direct = false): boolean {
+    return this.wallets.candidate(tx, direct);
+  }
 
   /** The account's `account_state_change` after `tx`, or null when it cannot be proven to be that state. */
   accountState(tx: TransactionModel, finality: StateFinality): Promise<StateNotice | null> {
@@ -46,14 +55,19 @@ export class V2StateReader {
     });
   }
 
-  /** The wallet's `jettons_change` after `tx` (a balance-changing jetton message), proven by its master. */
+  /** The wallet's `jettons_change` after `tx` (any transaction of it), when its master proves it a wallet. */
   jettonWallet(tx: TransactionModel, finality: StateFinality): Promise<StateNotice | null> {
     return this.once(tx, `j${finality}`, async () => {
       const state = await this.stateAfter(tx, finality);
       if (!state) return null;
-      const data = await jettonWalletData(this.source, tx.account);
+      let data: JettonWalletData | null = null;
+      try {
+        if (state.code) data = await jettonWalletData(this.source, tx.account);
+      } catch (err) {
+        if (!(err instanceof JettonAnswerError)) throw err;
+      }
       // a contract that names a master which does not derive it is not that master's wallet
-      if ((await jettonWalletAddress(this.source, data.jetton, data.owner)) !== tx.account) return null;
+      if (!(await this.wallets.proves(state, data)) || !data) return null;
       const wallet = { address: tx.account, balance: data.balance, owner: data.owner, jetton: data.jetton, lastTxLt: state.lastTxLt, code: state.code, data: state.data };
       return { payload: JSON.stringify(jettonsChange(wallet, finality)), accounts: [tx.account, data.owner], mentions: [tx.account, data.owner, data.jetton] };
     });
