@@ -210,7 +210,12 @@ describe('streaming v2: the documented examples, reproduced on the devnet', () =
     const sse = (list: V2Event[]) => list.filter((e) => e.event === 'event').map((e) => e.data as Json);
     const finalizedAccounts = (list: Json[]) => of(list, 'transactions').filter((n) => n.finality === 'finalized').flatMap((n) => n.transactions.map((x: Json) => x.account));
     await until(
-      () => finalizedAccounts(sse(lowest)).includes(v3(bob.id)) && finalizedAccounts(ws.notifications).includes(v3(alice.id)) && of(sse(traced), 'trace').some((n) => n.finality === 'finalized') && ws.notifications.some((n) => n.type === 'account_state_change' && n.finality === 'finalized'),
+      () =>
+        finalizedAccounts(sse(lowest)).includes(v3(bob.id)) &&
+        finalizedAccounts(ws.notifications).includes(v3(alice.id)) &&
+        of(sse(traced), 'trace').some((n) => n.finality === 'finalized') &&
+        of(sse(lowest), 'actions').some((n) => n.finality === 'finalized') &&
+        ws.notifications.some((n) => n.type === 'account_state_change' && n.finality === 'finalized'),
       () => [sse(lowest).map((n) => [n.type, n.finality]), sse(traced).map((n) => [n.type, n.finality]), ws.notifications.map((n) => [n.type, n.finality])],
     );
 
@@ -241,15 +246,15 @@ describe('streaming v2: the documented examples, reproduced on the devnet', () =
     const traces = of(sse(traced), 'trace');
     expect(traces.map((n) => n.finality).slice(0, 2)).toEqual(['pending', 'confirmed']);
     for (const n of traces) {
-      // Not reproduced yet: a pending trace whose emulated transactions the service does not carry has `trace: null`
-      // (the documented TraceNode is an object); once it carries them, this tolerance matches nothing.
-      const contentless = n.finality === 'pending' && Object.keys(n.transactions).length === 0 && n.trace === null;
-      const errors = shapeErrors(n, TRACE_EXAMPLE, TRACE_FINALITIES, 'actions' in n ? [] : ['actions']);
-      expect(errors.filter((e) => !(contentless && e === 'trace: not an object'))).toEqual([]);
+      // the example's optional `actions` is there at every level: a TON transfer is always classified
+      expect(shapeErrors(n, TRACE_EXAMPLE, TRACE_FINALITIES)).toEqual([]);
+      expect((n.actions as Json[]).map((x) => x.type)).toContain('ton_transfer');
       // every node of the tree names a transaction of the map
       const nodes: Json[] = [];
       const walk = (node: Json) => (nodes.push(node), (node.children as Json[]).forEach(walk));
-      if (n.trace && Object.keys(n.trace).length) walk(n.trace);
+      walk(n.trace);
+      // the whole trace at every level (pending: emulated; finalized: both hops), each node in the map
+      expect(nodes).toHaveLength(2);
       for (const node of nodes) expect(n.transactions).toHaveProperty([node.tx_hash]);
     }
     const finalTraces = traces.filter((n) => n.finality === 'finalized');
@@ -268,10 +273,18 @@ describe('streaming v2: the documented examples, reproduced on the devnet', () =
     expect(final[0]!.state.code_hash).toBe(Cell.fromBase64(aliceState.code!).hash().toString('base64'));
     expect(final[0]!.state.data_hash).toBe(Cell.fromBase64(aliceState.data!).hash().toString('base64'));
 
-    // "actions" (the lowest-latency example asks for ton_transfer): every one that arrives has the example's shape
-    for (const n of [...of(sse(lowest), 'actions'), ...of(ws.notifications, 'actions')]) {
+    // "actions" (the lowest-latency example asks for ton_transfer): the example's shape at pending, confirmed and
+    // finalized, one ton_transfer alice → bob of the value the chain moved
+    const actionNotes = [...of(sse(lowest), 'actions'), ...of(ws.notifications, 'actions')];
+    for (const n of actionNotes) {
       expect(shapeErrors(n, ACTIONS_EXAMPLE, TRACE_FINALITIES, ['metadata'])).toEqual([]);
       for (const action of n.actions as Json[]) expect(['ton_transfer', 'jetton_transfer']).toContain(action.type);
+    }
+    expect(of(sse(lowest), 'actions').map((n) => n.finality)).toEqual(['pending', 'confirmed', 'finalized']);
+    const sent = finalizedTxs.find((x) => x.account === v3(alice.id))!.out_msgs[0] as Json;
+    for (const n of of(sse(lowest), 'actions')) {
+      expect(n.actions.map((x: Json) => x.type)).toEqual(['ton_transfer']);
+      expect(n.actions[0].details).toMatchObject({ source: v3(alice.id), destination: v3(bob.id), value: sent.value });
     }
 
     // wss.mdx: ping and unsubscribe, answered as documented; unsubscribed, alice's next transfer stays away
