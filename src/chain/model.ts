@@ -255,3 +255,18 @@ export interface AccountState {
   /** Masterchain seqno the state is taken at. */
   mcSeqno: number;
 }
+
+/**
+ * An account's state with its code and data by hash: all a block's state update proves of an account
+ * whose code or data that block did not change (those cells are pruned there).
+ */
+export interface AccountStateHashes {
+  address: AccountId;
+  status: AccountStatus;
+  balance: bigint;
+  lastTxLt: bigint;
+  lastTxHash: HashHex;
+  /** Hex hashes of the code and data cells when active. */
+  codeHash: HashHex | null;
+  dataHash: HashHex | null;
+}

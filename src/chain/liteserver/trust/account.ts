@@ -3,6 +3,7 @@
 // pruned Account cell must hash to the state the server sent. Absence is proven only by a path that
 // leaves the map at a cell the proof holds.
 import { Cell } from '@ton/core';
+import type { CellReader } from '../../cell/core-reader.js';
 import { readCurrencyCollection } from '../../decode/message.js';
 import { describeBlock, shardIdHex, type BlockRef } from './block-ref.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
@@ -58,13 +59,7 @@ export function checkAccountStateProof(proof: Buffer | Cell[], shardBlock: Block
     if (sent && !isAccountNone(sent)) throw new ProofError(`${check}.state_hash`, 'mismatch', 'the proof shows no such account, yet a state was sent');
     return { kind: 'absent' };
   }
-  // depth_balance$_ split_depth:(#<= 30) balance:CurrencyCollection, then
-  // account_descr$_ account:^Account last_trans_hash:bits256 last_trans_lt:uint64
-  const { accountCell, balance, lastTransHash, lastTransLt } = proofRead(`${check}.shard_account`, () => {
-    leaf.skip(5);
-    const balance = readCurrencyCollection(leaf);
-    return { balance, accountCell: leaf.ref(), lastTransHash: leaf.hex(256), lastTransLt: leaf.bigUint(64) };
-  });
+  const { accountCell, balance, lastTransHash, lastTransLt } = proofRead(`${check}.shard_account`, () => readShardAccountLeaf(leaf));
   if (!sent) throw new ProofError(`${check}.state_hash`, 'mismatch', `the proof shows account ${id}, yet no state was sent`);
   expectHash(`${check}.state_hash`, cellHash(sent), cellHash(accountCell), 'sent account state hash');
   return { kind: 'exists', state: sent, lastTransHash, lastTransLt, balance };
@@ -89,6 +84,17 @@ export function checkAccountState(reply: AccountStateReply, account: AccountRef,
     }
   }
   return checkAccountStateProof(reply.proof, reply.shardblk, account, reply.state, check);
+}
+
+/**
+ * A ShardAccounts leaf at its `extra:DepthBalanceInfo value:ShardAccount`:
+ *   depth_balance$_ split_depth:(#<= 30) balance:CurrencyCollection, then
+ *   account_descr$_ account:^Account last_trans_hash:bits256 last_trans_lt:uint64
+ */
+export function readShardAccountLeaf(leaf: CellReader): { accountCell: Cell; balance: bigint; lastTransHash: string; lastTransLt: bigint } {
+  leaf.skip(5);
+  const balance = readCurrencyCollection(leaf);
+  return { balance, accountCell: leaf.ref(), lastTransHash: leaf.hex(256), lastTransLt: leaf.bigUint(64) };
 }
 
 /** `account_none$0`: a sent state that says "no account" (one zero bit, no refs). */

@@ -1,0 +1,73 @@
+// The state accounts have right after a block, read from the block itself: its
+// `state_update:^(MERKLE_UPDATE ShardState)` holds on its new side, unpruned, every cell the block changed,
+// so each account the block touched is there with its new balance, last transaction and code/data hashes
+// (code or data the block left alone are pruned: their hashes are still proven). Proven by the block's root
+// hash only: that a masterchain block will commit the block is not (docs/FINALITY.md). A path into a pruned
+// branch says nothing, so such an account is left out, never guessed.
+import { Cell } from '@ton/core';
+import type { AccountId, AccountState, AccountStateHashes, HashHex } from './model.js';
+import { readShardAccountLeaf } from './liteserver/trust/account.js';
+import { cellHash, hashHex, lookupHashmapE, merkleUpdateHashes, proofRoots, provenReader } from './liteserver/trust/merkle.js';
+import { ProofError, proofRead } from './liteserver/trust/errors.js';
+import { readShardState } from './liteserver/trust/state.js';
+import { parseAccount } from './liteserver/tvm.js';
+import { BLOCK_TAG } from './tlb/block.js';
+
+/**
+ * The states `accounts` have after the block whose BoC is `boc` (its root hash must be `rootHash`), for those
+ * of its shard the state update's new side holds; an account under a pruned branch, or not in the new state
+ * (deleted), is left out. Throws ProofError when the BoC is not that block or its state update is unreadable.
+ */
+export function accountStatesAfterBlock(boc: Buffer, rootHash: HashHex, accounts: Iterable<AccountId>): Map<AccountId, AccountStateHashes> {
+  const check = 'block_states';
+  const [block] = proofRoots(boc, check, 1);
+  if (cellHash(block!) !== hashHex(rootHash)) throw new ProofError(check, 'mismatch', `the BoC is block ${cellHash(block!)}, not ${hashHex(rootHash)}`);
+  const stateUpdate = proofRead(check, () => {
+    if (provenReader(block!, check).uint(32) !== BLOCK_TAG) throw new ProofError(check, 'malformed', 'not a Block');
+    return block!.refs[2];
+  });
+  if (!stateUpdate) throw new ProofError(check, 'malformed', 'Block has no state_update');
+  const { newHash } = merkleUpdateHashes(stateUpdate, `${check}.state_update`);
+  const newState = stateUpdate.refs[1]!;
+  if (cellHash(newState) !== newHash) throw new ProofError(`${check}.state_update`, 'mismatch', 'the new side does not hash to the new hash');
+  const shardState = readShardState(newState, `${check}.state`);
+  const found = new Map<AccountId, AccountStateHashes>();
+  for (const address of new Set(accounts)) {
+    const [wc, id] = address.split(':');
+    if (Number(wc) !== shardState.workchain || !id) continue;
+    const state = accountAt(shardState.accounts, address, BigInt(`0x${id}`));
+    if (state) found.set(address, state);
+  }
+  return found;
+}
+
+/** The account's state in a (partly pruned) ShardAccounts, or null when the proof does not hold it whole enough. */
+function accountAt(accounts: Cell, address: AccountId, key: bigint): AccountStateHashes | null {
+  try {
+    const lookup = lookupHashmapE(provenReader(accounts, 'block_states.accounts'), 256, key);
+    if (lookup.status !== 'found') return null;
+    const leaf = readShardAccountLeaf(lookup.value);
+    const account = parseAccount(leaf.accountCell);
+    const state = account?.storage.state;
+    const active = state?.type === 'active' ? state.state : null;
+    return {
+      address,
+      status: !state ? 'nonexist' : state.type === 'active' ? 'active' : state.type === 'frozen' ? 'frozen' : 'uninit',
+      balance: account?.storage.balance.coins ?? 0n,
+      lastTxLt: leaf.lastTransLt,
+      lastTxHash: leaf.lastTransHash,
+      codeHash: active?.code ? cellHash(active.code) : null,
+      dataHash: active?.data ? cellHash(active.data) : null,
+    };
+  } catch {
+    // a pruned Account cell (or a pruned part @ton/core's reader enters): not proven here
+    return null;
+  }
+}
+
+/** A read state by its code and data hashes, as a block's state update gives them. */
+export function stateHashes(state: AccountState): AccountStateHashes {
+  const hash = (boc: string | null) => (boc ? cellHash(Cell.fromBase64(boc)) : null);
+  const { address, status, balance, lastTxLt, lastTxHash } = state;
+  return { address, status, balance, lastTxLt, lastTxHash, codeHash: hash(state.code), dataHash: hash(state.data) };
+}
