@@ -10,7 +10,7 @@ import { readShardAccountLeaf } from './liteserver/trust/account.js';
 import { cellHash, hashHex, lookupHashmapE, merkleUpdateHashes, proofRoots, provenReader } from './liteserver/trust/merkle.js';
 import { ProofError, proofRead } from './liteserver/trust/errors.js';
 import { readShardState } from './liteserver/trust/state.js';
-import { parseAccount } from './liteserver/tvm.js';
+import { accountParts } from './liteserver/tvm.js';
 import { BLOCK_TAG } from './tlb/block.js';
 
 /**
@@ -47,18 +47,9 @@ function accountAt(accounts: Cell, address: AccountId, key: bigint): AccountStat
     const lookup = lookupHashmapE(provenReader(accounts, 'block_states.accounts'), 256, key);
     if (lookup.status !== 'found') return null;
     const leaf = readShardAccountLeaf(lookup.value);
-    const account = parseAccount(leaf.accountCell);
-    const state = account?.storage.state;
-    const active = state?.type === 'active' ? state.state : null;
-    return {
-      address,
-      status: !state ? 'nonexist' : state.type === 'active' ? 'active' : state.type === 'frozen' ? 'frozen' : 'uninit',
-      balance: account?.storage.balance.coins ?? 0n,
-      lastTxLt: leaf.lastTransLt,
-      lastTxHash: leaf.lastTransHash,
-      codeHash: active?.code ? cellHash(active.code) : null,
-      dataHash: active?.data ? cellHash(active.data) : null,
-    };
+    const { status, balance, code, data } = accountParts(leaf.accountCell);
+    const hash = (cell: Cell | null) => (cell ? cellHash(cell) : null);
+    return { address, status, balance, lastTxLt: leaf.lastTransLt, lastTxHash: leaf.lastTransHash, codeHash: hash(code), dataHash: hash(data) };
   } catch {
     // a pruned Account cell (or a pruned part @ton/core's reader enters): not proven here
     return null;

@@ -14,6 +14,7 @@ import type { FinalityTracker } from '../pipeline/finality/tracker.js';
 import { V2Hub, type V2HubOptions } from './v2/hub.js';
 import { chainEnricher, chainFacts } from './v2/enrich.js';
 import { V2StateReader } from './v2/states.js';
+import { NonFinalStates } from './v2/nonfinal-states.js';
 import type { DomainBook } from '../chain/domains.js';
 import type { ChainSource } from '../chain/source.js';
 import { v2Routes } from './v2/routes.js';
@@ -34,7 +35,7 @@ export interface StreamingDeps {
   /** Provisional levels for Streaming v2 (null: finalized only). */
   finality?: FinalityTracker | null;
   /** Proven account reads for Streaming v2's address book and metadata (absent: the flags add nothing). */
-  source?: Pick<ChainSource, 'getAccountState' | 'getTransactions' | 'runGetMethod' | 'network'>;
+  source?: Pick<ChainSource, 'getAccountState' | 'getTransactions' | 'runGetMethod' | 'network' | 'onNonFinalBlock'>;
   /** The `.ton` names of the address book's `domain` (absent: always null). */
   domains?: Pick<DomainBook, 'domainOf'> | null;
 }
@@ -54,12 +55,15 @@ export function createStreaming(
     quietCollectionMs: deps.config.streamQuietGc ? undefined : null,
     ...overrides,
   });
+  // confirmed account states from the non-final blocks' own state updates (sources that show such blocks)
+  const nonFinal = deps.source?.onNonFinalBlock ? new NonFinalStates() : null;
+  let stopNonFinal: (() => void) | null = null;
   const traceMetrics = v2TraceMetrics(deps.metrics, () => v2.assembling);
   const v2: V2Hub = new V2Hub({
     log: deps.events,
     finality: deps.finality ?? null,
     enricher: deps.source ? chainEnricher(deps.source, { domains: deps.domains ?? null }) : null,
-    states: deps.source ? new V2StateReader(deps.source) : null,
+    states: deps.source ? new V2StateReader(deps.source, undefined, nonFinal) : null,
     facts: deps.source ? chainFacts(deps.source) : null,
     onTraceBuilt: (result) => traceMetrics.inc({ result }),
     logger: deps.logger.child({ component: 'streaming-v2' }),
@@ -85,8 +89,11 @@ export function createStreaming(
     start: async () => {
       hub.start();
       v2.start();
+      if (nonFinal && !stopNonFinal) stopNonFinal = deps.source!.onNonFinalBlock!((b) => nonFinal.add(b));
     },
     stop: async () => {
+      stopNonFinal?.();
+      stopNonFinal = null;
       hub.stop();
       v2.stop();
     },

@@ -23,7 +23,7 @@ import type { QueryRecorder } from './transport/types.js';
 import { FastTrust, type TrustLog } from './trust/fast.js';
 import type { HeadTrust, TrustStatus } from './trust/head-trust.js';
 import { hashHex } from './trust/merkle.js';
-import { LocalTvm, MissingLibraryError, parseAccount } from './tvm.js';
+import { accountParts, LocalTvm, MissingLibraryError, parseAccount } from './tvm.js';
 import { BlockWalker, type TrustedMasterchain } from './walk.js';
 
 const MC_SHARD = -(1n << 63n);
@@ -248,17 +248,15 @@ export class LiteserverChain implements ChainSource {
     if (proven.kind === 'absent') {
       return { address, status: 'nonexist', balance: 0n, lastTxLt: 0n, lastTxHash: '0'.repeat(64), code: null, data: null, mcSeqno: at.seqno };
     }
-    const account = parseAccount(proven.state);
-    const state = account?.storage.state;
-    const active = state?.type === 'active' ? state.state : null;
+    const { status, balance, code, data } = accountParts(proven.state);
     return {
       address,
-      status: !state ? 'nonexist' : state.type === 'active' ? 'active' : state.type === 'frozen' ? 'frozen' : 'uninit',
-      balance: account?.storage.balance.coins ?? 0n,
+      status,
+      balance,
       lastTxLt: proven.lastTransLt,
       lastTxHash: proven.lastTransHash,
-      code: active?.code ? active.code.toBoc().toString('base64') : null,
-      data: active?.data ? active.data.toBoc().toString('base64') : null,
+      code: code ? code.toBoc().toString('base64') : null,
+      data: data ? data.toBoc().toString('base64') : null,
       mcSeqno: at.seqno,
     };
   }

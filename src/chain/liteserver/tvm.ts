@@ -3,6 +3,7 @@
 // A liteserver's own `runSmcMethod` result is never used.
 import { Executor } from '@ton/sandbox';
 import { Address, beginCell, Cell, Dictionary, loadAccount, parseTuple, storeShardAccount, type Account, type TupleItem } from '@ton/core';
+import type { AccountStatus } from '../model.js';
 import type { GetMethodResult } from '../source.js';
 
 const GET_METHOD_GAS_LIMIT = 10_000_000n;
@@ -22,6 +23,20 @@ export interface TvmContext {
 export function parseAccount(cell: Cell): Account | null {
   const s = cell.beginParse();
   return s.loadBit() ? loadAccount(s) : null;
+}
+
+/** What an Account cell says of the account: its status, balance, and code and data cells when active. */
+export function accountParts(cell: Cell): { account: Account | null; status: AccountStatus; balance: bigint; code: Cell | null; data: Cell | null } {
+  const account = parseAccount(cell);
+  const state = account?.storage.state;
+  const active = state?.type === 'active' ? state.state : null;
+  return {
+    account,
+    status: !state ? 'nonexist' : state.type === 'active' ? 'active' : state.type === 'frozen' ? 'frozen' : 'uninit',
+    balance: account?.storage.balance.coins ?? 0n,
+    code: active?.code ?? null,
+    data: active?.data ?? null,
+  };
 }
 
 /** The hashes of every library cell (exotic type 2) reachable from these roots. */

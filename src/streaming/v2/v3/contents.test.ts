@@ -8,6 +8,7 @@ import { openTestDevnet, runTrace, type TestDevnet } from '../../../../test/supp
 import { mintBody } from '../../../chain/devnet/jettons.js';
 import { sendFromWallet } from '../../../chain/devnet/sender.js';
 import { accountToAddress, addressToRaw } from '../../../chain/address.js';
+import { stateHashes } from '../../../chain/block-states.js';
 import type { HashHex, TransactionModel } from '../../../chain/model.js';
 import {
   accountStateChange,
@@ -248,11 +249,12 @@ describe('jettons (the devnet USDT)', () => {
 
     const tx = (await devnet.chain.getTransactions(w, state.lastTxLt, state.lastTxHash, 1))[0]!;
     const after = loadTransaction(Cell.fromBase64(tx.boc!).beginParse()).stateUpdate.newHash.toString('hex');
-    const s = accountStateChange(state, after, 'confirmed');
+    const s = accountStateChange(stateHashes(state), after, 'confirmed');
     expect(keys(s)).toEqual(['type', 'finality', 'account', 'state']);
     expect(s.account).toBe(v3Address(w));
     expect(keys(s.state).filter((k) => ['hash', 'balance', 'account_status', 'data_hash', 'code_hash'].includes(k))).toEqual(['hash', 'balance', 'account_status', 'data_hash', 'code_hash']);
     expect(s.state).toMatchObject({ hash: Buffer.from(after, 'hex').toString('base64'), balance: state.balance.toString(), account_status: 'active' });
+    expect(s.state).toMatchObject({ code_hash: j.jetton.code_hash, data_hash: Cell.fromBase64(state.data!).hash().toString('base64') });
   });
 });
 

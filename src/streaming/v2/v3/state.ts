@@ -2,7 +2,7 @@
 // AccountStateNotification.state — MsgPackAccountStateToIndexAccountState — and JettonsNotification.jetton).
 // Both are sent at confirmed and finalized only (docs.ton.org, notification reference).
 import { Cell } from '@ton/core';
-import type { AccountId, AccountState, HashHex } from '../../../chain/model.js';
+import type { AccountId, AccountStateHashes, HashHex } from '../../../chain/model.js';
 import { dec, v3Address, v3Hash, v3HashOfBytes } from './encode.js';
 import type { Finality, V3AccountState, V3JettonWallet } from './types.js';
 
@@ -12,15 +12,15 @@ const bocHash = (boc: string | null) => (boc ? v3HashOfBytes(Cell.fromBase64(boc
  * The `account_state_change` notification for one account after a transaction. `stateHash` is the
  * account cell's hash (the transaction's HASH_UPDATE new hash: `account_state_after.hash`).
  */
-export function accountStateChange(state: AccountState, stateHash: HashHex, finality: Exclude<Finality, 'pending'>) {
+export function accountStateChange(state: AccountStateHashes, stateHash: HashHex, finality: Exclude<Finality, 'pending'>) {
   const s: V3AccountState = {
     hash: v3Hash(stateHash),
     balance: dec(state.balance),
     extra_currencies: null,
     account_status: state.status,
     frozen_hash: null,
-    data_hash: bocHash(state.data),
-    code_hash: bocHash(state.code),
+    data_hash: state.dataHash ? v3Hash(state.dataHash) : null,
+    code_hash: state.codeHash ? v3Hash(state.codeHash) : null,
   };
   return { type: 'account_state_change' as const, finality, account: v3Address(state.address), state: s };
 }
