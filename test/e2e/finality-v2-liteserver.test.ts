@@ -3,8 +3,9 @@
 // and tonwatch follows it with TONWATCH_CHAIN=liteserver. A transfer this process sends through its source
 // (the only pending a liteserver source can know) reaches a Streaming v2 subscriber with min_finality
 // "pending" as pending, then confirmed, then finalized, in that order, each once for the trace's first
-// transaction.
-import { internal, toNano } from '@ton/core';
+// transaction; the sender's account_state_change comes confirmed (from the checked non-final block's state
+// update) before the trace is finalized, then finalized, both the state that transaction left.
+import { Cell, internal, loadTransaction, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWallet, signedTransfer } from '../../src/chain/devnet/wallets.js';
 import { normalizedHashOfMessage } from '../../src/chain/message-boc.js';
@@ -34,7 +35,7 @@ describe('finality levels through Streaming v2, following a devnet over the lite
     const bob = createWallet('bob', 'v5r1');
     await until(async () => s.events.headPosition() !== null, 'the follower appending blocks', 60_000);
     const events: V2Event[] = [];
-    const sse = await openSse(`${s.url}/api/streaming/v2/sse`, { types: ['transactions'], addresses: [alice.address.toString({ bounceable: false })], min_finality: 'pending' }, { onEvent: (e) => events.push(e) }, { headers: { 'x-api-key': key } });
+    const sse = await openSse(`${s.url}/api/streaming/v2/sse`, { types: ['transactions', 'account_state_change'], addresses: [alice.address.toString({ bounceable: false })], min_finality: 'pending' }, { onEvent: (e) => events.push(e) }, { headers: { 'x-api-key': key } });
     expect(sse.status).toBe(200);
 
     const { stack } = await s.source.runGetMethod(alice.id, 'seqno');
@@ -52,6 +53,19 @@ describe('finality levels through Streaming v2, following a devnet over the lite
     const [, confirmed, finalized] = mine();
     expect(txHash(confirmed!)).toHaveLength(1);
     expect(txHash(finalized!)).toEqual(txHash(confirmed!));
+
+    // alice's state: confirmed before the trace's finalized notification, then finalized; both what the transaction left
+    const states = () => events.filter((e) => e.event === 'event' && e.data.type === 'account_state_change');
+    await until(async () => states().some((e) => e.data.finality === 'finalized'), 'the finalized account state', 30_000);
+    expect(states().map((e) => e.data.finality)).toEqual(['confirmed', 'finalized']);
+    expect(events.indexOf(states()[0]!)).toBeLessThan(events.indexOf(finalized!));
+    const now = await s.source.getAccountState(alice.id);
+    const [tx] = await s.source.getTransactions(alice.id, now.lastTxLt, now.lastTxHash, 1);
+    expect(Buffer.from(tx!.hash, 'hex').toString('base64')).toBe(txHash(finalized!)[0]);
+    const left = loadTransaction(Cell.fromBase64(tx!.boc!).beginParse()).stateUpdate.newHash.toString('base64');
+    for (const e of states()) {
+      expect((e.data as Record<string, any>).state).toMatchObject({ hash: left, balance: now.balance.toString(), account_status: 'active', data_hash: Cell.fromBase64(now.data!).hash().toString('base64') });
+    }
     sse.abort();
   }, 90_000);
 });
