@@ -5,31 +5,38 @@
 // hash only: that a masterchain block will commit the block is not (docs/FINALITY.md). A path into a pruned
 // branch says nothing, so such an account is left out, never guessed.
 import { Cell } from '@ton/core';
+import { ExoticType } from './cell/arena.js';
+import type { CellRef } from './cell/cell.js';
+import { toCore } from './cell/core.js';
+import { bocRoot } from './cell/parse.js';
 import type { AccountId, AccountState, AccountStateHashes, HashHex } from './model.js';
 import { readShardAccountLeaf } from './liteserver/trust/account.js';
-import { cellHash, hashHex, lookupHashmapE, merkleUpdateHashes, proofRoots, provenReader } from './liteserver/trust/merkle.js';
+import { cellHash, hashHex, provenReader } from './liteserver/trust/merkle.js';
 import { ProofError, proofRead } from './liteserver/trust/errors.js';
 import { readShardState } from './liteserver/trust/state.js';
 import { accountParts } from './liteserver/tvm.js';
 import { BLOCK_TAG } from './tlb/block.js';
+import { lookupHashmapAt } from './tlb/hashmap.js';
 
 /**
  * The states `accounts` have after the block whose BoC is `boc` (its root hash must be `rootHash`), for those
  * of its shard the state update's new side holds; an account under a pruned branch, or not in the new state
  * (deleted), is left out. Throws ProofError when the BoC is not that block or its state update is unreadable.
+ * The block is read by the cell layer (no cell objects but those of the accounts asked for).
  */
 export function accountStatesAfterBlock(boc: Buffer, rootHash: HashHex, accounts: Iterable<AccountId>): Map<AccountId, AccountStateHashes> {
   const check = 'block_states';
-  const [block] = proofRoots(boc, check, 1);
-  if (cellHash(block!) !== hashHex(rootHash)) throw new ProofError(check, 'mismatch', `the BoC is block ${cellHash(block!)}, not ${hashHex(rootHash)}`);
+  const block = proofRead(check, () => bocRoot(boc));
+  if (block.hashHex(0) !== hashHex(rootHash)) throw new ProofError(check, 'mismatch', `the BoC is block ${block.hashHex(0)}, not ${hashHex(rootHash)}`);
   const stateUpdate = proofRead(check, () => {
-    if (provenReader(block!, check).uint(32) !== BLOCK_TAG) throw new ProofError(check, 'malformed', 'not a Block');
-    return block!.refs[2];
+    if (provenReader(block, check).uint(32) !== BLOCK_TAG) throw new ProofError(check, 'malformed', 'not a Block');
+    return block.ref(2);
   });
-  if (!stateUpdate) throw new ProofError(check, 'malformed', 'Block has no state_update');
-  const { newHash } = merkleUpdateHashes(stateUpdate, `${check}.state_update`);
-  const newState = stateUpdate.refs[1]!;
-  if (cellHash(newState) !== newHash) throw new ProofError(`${check}.state_update`, 'mismatch', 'the new side does not hash to the new hash');
+  if (stateUpdate.exoticType !== ExoticType.MerkleUpdate) throw new ProofError(`${check}.state_update`, 'malformed', 'state_update is not a MERKLE_UPDATE');
+  // !merkle_update#04 old_hash:bits256 new_hash:bits256 …: the new side must hash to new_hash
+  const newHash = Buffer.from(stateUpdate.dataBytes().subarray(33, 65)).toString('hex');
+  const newState = stateUpdate.ref(1);
+  if (newState.hashHex(0) !== newHash) throw new ProofError(`${check}.state_update`, 'mismatch', 'the new side does not hash to the new hash');
   const shardState = readShardState(newState, `${check}.state`);
   const found = new Map<AccountId, AccountStateHashes>();
   for (const address of new Set(accounts)) {
@@ -42,12 +49,16 @@ export function accountStatesAfterBlock(boc: Buffer, rootHash: HashHex, accounts
 }
 
 /** The account's state in a (partly pruned) ShardAccounts, or null when the proof does not hold it whole enough. */
-function accountAt(accounts: Cell, address: AccountId, key: bigint): AccountStateHashes | null {
+function accountAt(accounts: CellRef, address: AccountId, key: bigint): AccountStateHashes | null {
   try {
-    const lookup = lookupHashmapE(provenReader(accounts, 'block_states.accounts'), 256, key);
+    const r = provenReader(accounts, 'block_states.accounts');
+    const root = r.maybeRef(); // HashmapAugE: absent when empty
+    if (!root) return null;
+    const lookup = lookupHashmapAt(provenReader(root, 'block_states.accounts'), 256, key);
     if (lookup.status !== 'found') return null;
     const leaf = readShardAccountLeaf(lookup.value);
-    const { status, balance, code, data } = accountParts(leaf.accountCell);
+    // only the account's own cells become @ton/core cells (its code and data are pruned unless changed)
+    const { status, balance, code, data } = accountParts(toCore(leaf.accountCell));
     const hash = (cell: Cell | null) => (cell ? cellHash(cell) : null);
     return { address, status, balance, lastTxLt: leaf.lastTransLt, lastTxHash: leaf.lastTransHash, codeHash: hash(code), dataHash: hash(data) };
   } catch {

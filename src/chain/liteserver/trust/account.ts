@@ -3,7 +3,7 @@
 // pruned Account cell must hash to the state the server sent. Absence is proven only by a path that
 // leaves the map at a cell the proof holds.
 import { Cell } from '@ton/core';
-import type { CellReader } from '../../cell/core-reader.js';
+import type { Reader } from '../../cell/reader.js';
 import { readCurrencyCollection } from '../../decode/message.js';
 import { describeBlock, shardIdHex, type BlockRef } from './block-ref.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
@@ -91,7 +91,7 @@ export function checkAccountState(reply: AccountStateReply, account: AccountRef,
  *   depth_balance$_ split_depth:(#<= 30) balance:CurrencyCollection, then
  *   account_descr$_ account:^Account last_trans_hash:bits256 last_trans_lt:uint64
  */
-export function readShardAccountLeaf(leaf: CellReader): { accountCell: Cell; balance: bigint; lastTransHash: string; lastTransLt: bigint } {
+export function readShardAccountLeaf<C>(leaf: Reader<C>): { accountCell: C; balance: bigint; lastTransHash: string; lastTransLt: bigint } {
   leaf.skip(5);
   const balance = readCurrencyCollection(leaf);
   return { balance, accountCell: leaf.ref(), lastTransHash: leaf.hex(256), lastTransLt: leaf.bigUint(64) };

@@ -4,7 +4,9 @@
 // under a pruned branch would look absent: never use it on proofs.
 import { Cell, CellType, exoticMerkleUpdate } from '@ton/core';
 import { lookupHashmapAt as lookupHashmapReader } from '../../tlb/hashmap.js';
-import { CellReader } from '../../cell/core-reader.js';
+import { CellRef } from '../../cell/cell.js';
+import { CellReader, readerOf } from '../../cell/core-reader.js';
+import type { Reader } from '../../cell/reader.js';
 import { expectHash, ProofError, proofRead } from './errors.js';
 
 /** A 256-bit hash as lowercase hex or as bytes (TL replies carry bytes, the chain model hex). */
@@ -58,9 +60,12 @@ export function merkleUpdateHashes(cell: Cell, check: string): { oldHash: string
 }
 
 /** A reader over a proof cell that must be present: a pruned cell is `not-proven` for `check`. */
-export function provenReader(cell: Cell, check: string): CellReader {
-  if (isPruned(cell)) throw new ProofError(check, 'not-proven', `cell ${cellHash(cell).slice(0, 16)}… is pruned`);
-  return proofRead(check, () => new CellReader(cell));
+export function provenReader(cell: Cell, check: string): CellReader;
+export function provenReader(cell: CellRef, check: string): Reader<CellRef>;
+export function provenReader(cell: Cell | CellRef, check: string): Reader<Cell> | Reader<CellRef> {
+  const pruned = cell instanceof CellRef ? cell.isPruned : isPruned(cell);
+  if (pruned) throw new ProofError(check, 'not-proven', `cell ${(cell instanceof CellRef ? cell.hashHex(0) : cellHash(cell)).slice(0, 16)}… is pruned`);
+  return proofRead(check, () => readerOf(cell));
 }
 
 /**

@@ -2,7 +2,9 @@
 // readers of the state parts the checks need (ShardStateUnsplit, McStateExtra, ConfigParams).
 import type { Cell } from '@ton/core';
 import { readShardIdent } from '../../decode/block-info.js';
+import { CellRef } from '../../cell/cell.js';
 import type { CellReader } from '../../cell/core-reader.js';
+import type { Reader } from '../../cell/reader.js';
 import { ProofError, proofRead } from './errors.js';
 import { hashHex, lookupHashmap, merkleUpdateHashes, proofRoots, provenReader, provenValue, signedKey, unwrapMerkleProof, type HashLike } from './merkle.js';
 import { BLOCK_TAG } from '../../tlb/block.js';
@@ -11,7 +13,7 @@ import { loadMcStateExtraParts, loadMcStateInfo } from '../../tlb/mc-state-extra
 export const SHARD_STATE_TAG = 0x9023afe2;
 
 /** A `ShardStateUnsplit` as far as the checks read it; the referenced parts stay cells (maybe pruned). */
-export interface ProvenShardState {
+export interface ProvenShardState<C = Cell> {
   globalId: number;
   workchain: number;
   shard: string;
@@ -19,9 +21,9 @@ export interface ProvenShardState {
   genUtime: number;
   genLt: bigint;
   /** `ShardAccounts` = `HashmapAugE 256 ShardAccount DepthBalanceInfo`. */
-  accounts: Cell;
+  accounts: C;
   /** `McStateExtra` of a masterchain state, null for a shard state. */
-  custom: Cell | null;
+  custom: C | null;
 }
 
 /**
@@ -44,8 +46,10 @@ export function provenStateOfBlock(blockProof: Cell, stateProof: Cell, blockRoot
 // shard_state#9023afe2 global_id:int32 shard_id:ShardIdent seq_no:uint32 vert_seq_no:# gen_utime:uint32
 //   gen_lt:uint64 min_ref_mc_seqno:uint32 out_msg_queue_info:^OutMsgQueueInfo before_split:(## 1)
 //   accounts:^ShardAccounts ^[ … ] custom:(Maybe ^McStateExtra)
-export function readShardState(state: Cell, check: string): ProvenShardState {
-  const r = provenReader(state, check);
+export function readShardState(state: Cell, check: string): ProvenShardState;
+export function readShardState(state: CellRef, check: string): ProvenShardState<CellRef>;
+export function readShardState(state: Cell | CellRef, check: string): ProvenShardState<Cell | CellRef> {
+  const r: Reader<Cell | CellRef> = state instanceof CellRef ? provenReader(state, check) : provenReader(state, check);
   return proofRead(check, () => {
     const tag = r.uint(32);
     if (tag !== SHARD_STATE_TAG) throw new ProofError(check, 'malformed', `ShardStateUnsplit tag 0x${tag.toString(16)} is not 0x9023afe2`);
