@@ -55,7 +55,8 @@ export function createStreaming(
     quietCollectionMs: deps.config.streamQuietGc ? undefined : null,
     ...overrides,
   });
-  // confirmed account states from the non-final blocks' own state updates (sources that show such blocks)
+  // confirmed account states from the non-final blocks' own state updates (sources that show such blocks),
+  // heard where the finality feed hears them: the leader (a listener makes a liteserver source poll)
   const nonFinal = deps.source?.onNonFinalBlock ? new NonFinalStates() : null;
   let stopNonFinal: (() => void) | null = null;
   const traceMetrics = v2TraceMetrics(deps.metrics, () => v2.assembling);
@@ -89,7 +90,13 @@ export function createStreaming(
     start: async () => {
       hub.start();
       v2.start();
+    },
+    startLeader: async () => {
       if (nonFinal && !stopNonFinal) stopNonFinal = deps.source!.onNonFinalBlock!((b) => nonFinal.add(b));
+    },
+    stopLeader: async () => {
+      stopNonFinal?.();
+      stopNonFinal = null;
     },
     stop: async () => {
       stopNonFinal?.();
