@@ -1,4 +1,4 @@
-// Confirmed account_state_change through the real service on the devnet (confirmation lag 1 s): a TON
+// Confirmed account_state_change through the real service on the devnet (confirmation lag 2 s: margin for a loaded machine): a TON
 // transfer watched with min_finality "confirmed" yields, over SSE and over WebSocket, the sender's state
 // `confirmed` (read from the non-final block's own state update, before the masterchain commits the block)
 // and then `finalized`, both being the state the chain reports after that transaction once it is final
@@ -31,7 +31,7 @@ describe('streaming v2 confirmed account states on the devnet', () => {
   let chain: DevnetChain;
 
   beforeAll(async () => {
-    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '1000' } });
+    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '2000' } });
     key = await svc.key('streaming');
     chain = svc.source as DevnetChain;
   }, 120_000);
