@@ -1,6 +1,8 @@
 // The first check of a submitted message on every chain source (the bytes are a BoC with one root),
 // and the normalised external message hash that keys a trace across finality levels (TEP-467).
+import { createHash } from 'node:crypto';
 import { Address, beginCell, Cell, loadMessage, storeMessage } from '@ton/core';
+import { bocRoot } from './cell/index.js';
 import type { AccountId, HashHex, MessageModel } from './model.js';
 import { ChainRejectedError } from './source.js';
 
@@ -39,8 +41,48 @@ export function normalizedHashOfMessage(message: Cell): HashHex | null {
   return normalizedExternalHash(parsed.info.dest.toRawString(), parsed.body);
 }
 
-/** The normalised hash of a decoded inbound external message (from its destination and body BoC). */
+/**
+ * The normalised hash of a decoded inbound external message (from its destination and body BoC). The
+ * streams ask it for every trace they send, so it hashes the one normalised cell itself, from the body's
+ * hash and depth (the cell layer's parse), instead of rebuilding the message with @ton/core's builder.
+ */
 export function normalizedHashOfModel(message: MessageModel): HashHex | null {
   if (message.type !== 'external-in' || message.destination === null) return null;
-  return normalizedExternalHash(message.destination, Cell.fromBase64(message.bodyBoc));
+  const body = bocRoot(Buffer.from(message.bodyBoc, 'base64'));
+  // a body with a level (Merkle parts) changes the cell's descriptor and hashes: the builder's way then
+  if (body.levelMask !== 0) return normalizedExternalHash(message.destination, Cell.fromBase64(message.bodyBoc));
+  return normalizedCellHash(message.destination, body.hashBytes(), body.depth());
+}
+
+/**
+ * Representation hash of the normalised ext_in message cell: 277 data bits — ext_in_msg_info$10,
+ * src addr_none$00, dest addr_std$10 without anycast (0) with an 8-bit workchain and 256-bit address,
+ * import_fee 0 (4-bit length 0), init nothing (0), body in a reference (1) — and one reference, the
+ * body (level 0).
+ */
+function normalizedCellHash(destination: AccountId, bodyHash: Uint8Array, bodyDepth: number): HashHex {
+  const colon = destination.indexOf(':');
+  const workchain = Number(destination.slice(0, colon));
+  const address = Buffer.from(destination.slice(colon + 1).padStart(64, '0'), 'hex');
+  if (!Number.isInteger(workchain) || workchain < -128 || workchain > 127 || address.length !== 32) throw new Error(`not a raw address: ${destination}`);
+  // d1 (one reference), d2 (⌊277/8⌋ + ⌈277/8⌉), 35 data bytes, the body's depth and hash
+  const repr = Buffer.alloc(2 + 35 + 2 + 32);
+  repr[0] = 1;
+  repr[1] = 69;
+  const data = repr.subarray(2, 37);
+  // bits 0..6: 10 00 100, then the workchain's 8 bits from bit 7
+  const wc = workchain & 0xff;
+  data[0] = 0b10001000 | (wc >> 7);
+  data[1] = (wc << 1) & 0xff;
+  // the address from bit 15: each byte straddles two data bytes
+  for (let i = 0; i < 32; i++) {
+    data[1 + i]! |= address[i]! >> 7;
+    data[2 + i] = (address[i]! << 1) & 0xff;
+  }
+  // bit 271: end of the address; bits 271..274 import fee 0000, 275 init 0, 276 body ref 1, then the
+  // completion tag 1 at bit 277 (byte 34 holds bits 272..279)
+  data[34] = 0b00001100;
+  repr.writeUInt16BE(bodyDepth, 37);
+  repr.set(bodyHash, 39);
+  return createHash('sha256').update(repr).digest('hex');
 }
