@@ -17,6 +17,7 @@ import type { V2Enricher } from './enrich.js';
 import type { StateNotice, V2StateReader } from './states.js';
 import type { V2Connection } from './connection.js';
 import { V2Index } from './index-map.js';
+import { sharedForAddresses } from './shared.js';
 import { LAST_KIND, TraceNorms, after, cursorId, groupBatch, type FinalizedGroup, type V2Cursor } from './notices.js';
 import { FINALITY_RANK, type V2Subscription } from './request.js';
 import { TraceAssembler, type Completion } from './traces.js';
@@ -264,13 +265,12 @@ export class V2Hub {
   private deliverGroups(c: V2Connection, groups: FinalizedGroup[]): void {
     const sub = c.subscription;
     for (const g of sub ? groups : []) {
-      const norm = g.norm ? JSON.stringify(b64(g.norm)) : 'null';
       if (sub!.types.has('transactions') && after({ position: g.position, kind: 0 }, c.cursor)) {
-        const txs = g.txs.filter((tx) => sub!.addresses.has(tx.account));
-        if (txs.length > 0) {
-          const list = ltDescending(txs).map((tx) => finalizedJson(tx, g)).join(',');
+        // one text per group and subset of its transactions, shared by the connections that match it
+        const payload = sharedForAddresses(g, sub!.addresses, finalizedTransactions(g));
+        if (payload !== null) {
           const mentions = () => groupContent(g).transactions.filter((t) => sub!.addresses.has(t.account.toLowerCase())).flatMap(transactionAddresses);
-          this.emit(c, `${g.position}.0`, `{"type":"transactions","finality":"finalized","trace_external_hash_norm":${norm},"transactions":[${list}]}`, g, () => groupContent(g).addresses, mentions);
+          this.emit(c, `${g.position}.0`, payload, g, () => groupContent(g).addresses, mentions);
         }
       }
       this.sendStates(c, g.txs, 'finalized', (kind) => (after({ position: g.position, kind }, c.cursor) ? `${g.position}.${kind}` : null));
@@ -607,6 +607,13 @@ function traceJson(t: Completion): string {
   }
   return json;
 }
+
+/** The finalized `transactions` notification of the group's `txs` (LT descending). */
+const finalizedTransactions = (g: FinalizedGroup) => (txs: TransactionModel[]): string => {
+  const norm = g.norm ? JSON.stringify(b64(g.norm)) : 'null';
+  const list = ltDescending(txs).map((tx) => finalizedJson(tx, g)).join(',');
+  return `{"type":"transactions","finality":"finalized","trace_external_hash_norm":${norm},"transactions":[${list}]}`;
+};
 
 /** A subscription that may be sent a completed trace's `trace` or `actions`. */
 const wantsCompletions = (c: V2Connection): boolean => !!c.subscription && (c.subscription.types.has('actions') || (c.subscription.types.has('trace') && c.subscription.traces.size > 0));
