@@ -11,6 +11,7 @@ import type { V2Hub } from './hub.js';
 import { parseEventId, type V2Cursor } from './notices.js';
 import { V2RequestError, parseSubscription, parseUnsubscribe } from './request.js';
 import { v2SseSchema, v2WsSchema } from './schemas.js';
+import { sseEventFrame, wsEventText } from './wire.js';
 
 export const V2_SSE_PATHS = ['/api/streaming/v2/sse', '/streaming/v2/sse'] as const;
 export const V2_WS_PATHS = ['/api/streaming/v2/ws', '/streaming/v2/ws'] as const;
@@ -24,7 +25,7 @@ class SseV2Connection extends V2Connection {
     super();
   }
   send(id: string, payload: string): void {
-    this.res.write(`event: event\nid: ${id}\ndata: ${payload}\n\n`);
+    this.res.write(sseEventFrame(id, payload));
   }
   bufferedBytes(): number {
     return this.res.writableLength + this.socket.writableLength;
@@ -57,7 +58,7 @@ class WsV2Connection extends V2Connection {
     super();
   }
   send(id: string, payload: string): void {
-    this.ws.send(this.eventIds ? `${payload.slice(0, -1)},"event_id":${JSON.stringify(id)}}` : payload);
+    this.ws.send(wsEventText(id, payload, this.eventIds), { binary: false });
   }
   reply(body: Record<string, unknown>): void {
     if (this.ws.readyState === 1) this.ws.send(JSON.stringify(body));
