@@ -1,0 +1,134 @@
+// Micro-harness of the Streaming v2 fan-out, for work on its cost (not part of `npm run bench`): the
+// benchmark's replay blocks (real follower output, 10,000 tx/s at 4 blocks/s) published to a V2Hub whose
+// connections write their SSE or WebSocket text into a counter instead of a socket, so that what is
+// timed is the hub's own work. Run it under --cpu-prof to see where that time goes.
+//
+//   node scripts/node.mjs --import tsx [--cpu-prof] bench/streaming/v2-fanout.ts [clients=10000] [rounds=3] [accounts=clients]
+//
+// `accounts` below `clients` gives several clients the same address (clients i and i+accounts share one).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Session } from 'node:inspector/promises';
+import { pino } from 'pino';
+import { POSITION_STRIDE, type ChainEvent, type EventBatch } from '../../src/bus/events.js';
+import { StoreEventLog } from '../../src/bus/store-log.js';
+import type { EventLog } from '../../src/bus/types.js';
+import { createReplaySource } from '../../src/chain/replay/index.js';
+import { Follower } from '../../src/pipeline/follower.js';
+import { V2Connection } from '../../src/streaming/v2/connection.js';
+import { V2Hub } from '../../src/streaming/v2/hub.js';
+import { parseSubscription } from '../../src/streaming/v2/request.js';
+import { sseEventFrame, wsEventText } from '../../src/streaming/v2/wire.js';
+import { openBenchStore } from '../lib/store.js';
+import { percentile } from '../lib/stats.js';
+
+const clients = Number(process.argv[2] ?? 10_000);
+const rounds = Number(process.argv[3] ?? 3);
+const accounts = Number(process.argv[4] ?? clients);
+const owners = Array.from({ length: accounts }, (_, i) => `0:b0${i.toString(16).padStart(62, '0')}`);
+const tmp = mkdtempSync(join(tmpdir(), 'v2-fanout-'));
+
+async function replayBlocks(n: number): Promise<EventBatch[]> {
+  const { store, close } = await openBenchStore('sqlite', tmp, 'blocks');
+  const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
+  await log.open();
+  const source = createReplaySource({ pace: 'unthrottled', transactionsPerSecond: 10_000, blocksPerSecond: 4, accountIds: owners, seed: 11, maxBlocks: n + 10 });
+  const follower = new Follower({ source, store, log, logger: pino({ level: 'silent' }), startAt: 'oldest', pruneIntervalMs: 3_600_000 });
+  const out: EventBatch[] = [];
+  log.subscribe((b) => {
+    if (b.kind === 'block') out.push(b);
+  });
+  await source.start();
+  await follower.start();
+  await follower.waitForSeqno(n + 10, 120_000);
+  await follower.stop();
+  await source.stop();
+  await close();
+  return out.slice(8, 8 + n);
+}
+
+/** The block again under a new masterchain seqno: every round is new to the hub (its caches are per object). */
+function renumber(b: EventBatch, seqno: number): EventBatch {
+  const base = seqno * POSITION_STRIDE;
+  const events = b.events.map((e) => (e.type === 'transaction' ? { ...e, tx: { ...e.tx }, mcSeqno: seqno, position: base + (e.position % POSITION_STRIDE) } : { ...e, mcSeqno: seqno, position: base + (e.position % POSITION_STRIDE) }) as ChainEvent);
+  return { kind: 'block', mcSeqno: seqno, firstPosition: events[0]!.position, lastPosition: events.at(-1)!.position, events };
+}
+
+let bytes = 0;
+let frames = 0;
+class SinkSse extends V2Connection {
+  readonly transport: 'sse-v2' | 'ws-v2' = 'sse-v2';
+  send(id: string, payload: string): void {
+    bytes += sseEventFrame(id, payload).length;
+    frames++;
+  }
+  bufferedBytes = () => 0;
+  cork(): void {}
+  uncork(): void {}
+  keepalive(): void {}
+  closeSlow(): void {}
+  terminate(): void {}
+}
+class SinkWs extends SinkSse {
+  override readonly transport = 'ws-v2' as const;
+  override send(id: string, payload: string): void {
+    bytes += wsEventText(id, payload, true).length;
+    frames++;
+  }
+}
+
+const blocks = await replayBlocks(12);
+let listener: (b: EventBatch) => void = () => {};
+let head: number | null = null;
+const log = {
+  subscribe: (l: (b: EventBatch) => void) => ((listener = l), () => {}),
+  headPosition: () => head,
+  oldestPosition: async () => null,
+  readAfter: async () => [],
+} as unknown as EventLog;
+const hub = new V2Hub({ log, finality: null, logger: pino({ level: 'silent' }), bufferBytes: 1 << 24, writeTimeoutMs: 60_000 });
+hub.start();
+for (let i = 0; i < clients; i++) {
+  const c = i % 2 === 0 ? new SinkSse() : new SinkWs();
+  hub.open(c, parseSubscription({ types: ['transactions'], addresses: [owners[i % accounts]!] }), null);
+}
+console.error(`${clients} clients on ${accounts} addresses, ${blocks.length} blocks of ${blocks[0]!.events.length} events`);
+
+let seqno = 100;
+const ms: number[] = [];
+/** The process's CPU time per block (user + system): less sensitive than wall time to a loaded machine. */
+const cpuMs: number[] = [];
+// TONWATCH_V2_PROFILE=file: a V8 sampling profile of the measured rounds only (not the replay's making)
+const profileTo = process.env.TONWATCH_V2_PROFILE;
+const session = new Session();
+for (let r = 0; r < rounds; r++) {
+  if (r === 1 && profileTo) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+  }
+  for (const b of blocks) {
+    const block = renumber(b, ++seqno);
+    frames = 0;
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    listener(block);
+    ms.push(performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    cpuMs.push((used.user + used.system) / 1000);
+    head = block.lastPosition;
+  }
+  await new Promise((ok) => setTimeout(ok, 10));
+}
+if (profileTo) writeFileSync(profileTo, JSON.stringify((await session.post('Profiler.stop')).profile));
+const measured = ms.slice(blocks.length); // the first round warms the JIT
+const cpuMeasured = cpuMs.slice(blocks.length);
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+console.log(
+  `v2 fan-out, ${clients} clients on ${accounts} addresses: per block wall p50 ${percentile(measured, 50).toFixed(1)} ms, p99 ${percentile(measured, 99).toFixed(1)} ms; ` +
+    `CPU p50 ${percentile(cpuMeasured, 50).toFixed(1)} ms, mean ${mean(cpuMeasured).toFixed(1)} ms; ${frames} frames in the last block, ${(bytes / 1e6).toFixed(1)} MB in all`,
+);
+hub.stop();
+process.exit(0);
