@@ -56,15 +56,24 @@ export interface FinalizedGroup {
   accounts: Set<AccountId>;
 }
 
-/** Message hash → its trace's root, for transactions whose trace started in an earlier block (bounded). */
+/**
+ * Message hash → its trace's root, for transactions whose trace started in an earlier block (bounded).
+ * Two generations of half the limit each, the older dropped whole when the newer fills: deleting a Map's
+ * oldest entry one by one leaves holes that `keys().next()` walks, which at this size took the live
+ * fan-out from milliseconds to seconds per block once the limit was reached (~20 s at 10,000 tx/s).
+ */
 export class TraceNorms {
-  private readonly map = new Map<HashHex, TraceRoot>();
+  private map = new Map<HashHex, TraceRoot>();
+  private older = new Map<HashHex, TraceRoot>();
   constructor(private readonly limit = 200_000) {}
   get(message: HashHex): TraceRoot | undefined {
-    return this.map.get(message);
+    return this.map.get(message) ?? this.older.get(message);
   }
   set(message: HashHex, root: TraceRoot): void {
-    if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value!);
+    if (this.map.size >= this.limit / 2) {
+      this.older = this.map;
+      this.map = new Map();
+    }
     this.map.set(message, root);
   }
 }
