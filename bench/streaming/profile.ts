@@ -12,6 +12,7 @@ const PARTS: Array<[string, (fn: string, url: string) => boolean]> = [
   ['idle', (fn) => fn === '(idle)'],
   ['fan-out: socket writes', (fn, url) => fn === 'writeBuffer' || fn === 'writev' || (url.startsWith('node:') && /^(Socket\._write|writeGeneric|handleWriteReq)/.test(fn))],
   ['fan-out: matching and frames', (fn, url) => fn === 'publishLive' && url.endsWith('/hub.ts')],
+  ['fan-out (v2): matching and notifications', (fn, url) => fn === 'publishBatch' && url.endsWith('/v2/hub.ts')],
   ['follower: event log encoding', (fn, url) => fn === 'encodeEvents' || (fn === 'serialize' && url === 'node:v8')],
   ['follower: store (SQLite)', (_fn, url) => /better-sqlite3|kysely|\/store\//.test(url)],
   ['follower: traces', (_fn, url) => url.endsWith('/pipeline/traces.ts')],
