@@ -48,10 +48,43 @@ export function normalizedHashOfMessage(message: Cell): HashHex | null {
  */
 export function normalizedHashOfModel(message: MessageModel): HashHex | null {
   if (message.type !== 'external-in' || message.destination === null) return null;
-  const body = bocRoot(Buffer.from(message.bodyBoc, 'base64'));
+  const body = messageBody(message);
   // a body with a level (Merkle parts) changes the cell's descriptor and hashes: the builder's way then
   if (body.levelMask !== 0) return normalizedExternalHash(message.destination, Cell.fromBase64(message.bodyBoc));
-  return normalizedCellHash(message.destination, body.hashBytes(), body.depth());
+  return normalizedCellHash(message.destination, body.hash, body.depth);
+}
+
+/** What hashing a message's body cell gives. */
+export interface MessageBody {
+  /** Representation hash of the body's root cell. */
+  hash: Buffer;
+  depth: number;
+  levelMask: number;
+}
+
+/**
+ * Body hashes by message hash. A message is read twice, by its sender's and its receiver's transaction
+ * (mostly in one block), and a trace's external message once more for its normalised hash. Two
+ * generations, the older dropped whole when the newer fills (deleting a Map's oldest entries one by one
+ * makes each next deletion walk the holes they left).
+ */
+let bodies = new Map<HashHex, MessageBody>();
+let olderBodies = new Map<HashHex, MessageBody>();
+const BODIES_PER_GENERATION = 20_000;
+
+/** The message's body cell hash, depth and level mask (hashed once per message). */
+export function messageBody(message: MessageModel): MessageBody {
+  let body = bodies.get(message.hash) ?? olderBodies.get(message.hash);
+  if (body === undefined) {
+    const root = bocRoot(Buffer.from(message.bodyBoc, 'base64'));
+    body = { hash: root.hash(), depth: root.depth(), levelMask: root.levelMask };
+    if (bodies.size >= BODIES_PER_GENERATION) {
+      olderBodies = bodies;
+      bodies = new Map();
+    }
+    bodies.set(message.hash, body);
+  }
+  return body;
 }
 
 /**

@@ -2,7 +2,7 @@
 // give the identity and the links; the transaction's own cell (the model's BoC, read by
 // transaction-cell.ts) gives what the model leaves out — every phase field, the account state hashes,
 // message header fees — so the object is exact, not guessed.
-import { bocRoot } from '../../../chain/cell/index.js';
+import { messageBody } from '../../../chain/message-boc.js';
 import type { HashHex, MessageModel, TransactionModel } from '../../../chain/model.js';
 import { dec, v3Address, v3Hash, v3Opcode, v3Shard } from './encode.js';
 import { readTransactionCell, type MessageCellFacts } from './transaction-cell.js';
@@ -48,33 +48,11 @@ export function v3Message(m: MessageModel, cell: MessageCellFacts | null, hashNo
     bounce: internal ? m.bounce : null,
     bounced: internal ? m.bounced : null,
     import_fee: m.type === 'external-in' ? dec(cell?.importFee ?? 0n) : null,
-    message_content: m.bodyBoc ? { hash: bodyHash(m), body: m.bodyBoc, decoded: decodedBody(m) } : null,
+    message_content: m.bodyBoc ? { hash: messageBody(m).hash.toString('base64'), body: m.bodyBoc, decoded: decodedBody(m) } : null,
     init_state: cell?.init ?? null,
   };
   if (m.type === 'external-in' && hashNorm) out.hash_norm = v3Hash(hashNorm);
   return out;
-}
-
-/**
- * Body hashes (base64) by message hash: an internal message is in two transactions, its sender's and its
- * receiver's, mostly of one block. Two generations, the older dropped whole when the newer fills (deleting
- * a Map's oldest entries one by one makes finding the next oldest slower and slower).
- */
-let bodyHashes = new Map<HashHex, string>();
-let olderBodyHashes = new Map<HashHex, string>();
-const BODY_HASHES = 20_000;
-
-function bodyHash(m: MessageModel): string {
-  let hash = bodyHashes.get(m.hash) ?? olderBodyHashes.get(m.hash);
-  if (hash === undefined) {
-    hash = bocRoot(Buffer.from(m.bodyBoc, 'base64')).hash().toString('base64');
-    if (bodyHashes.size >= BODY_HASHES) {
-      olderBodyHashes = bodyHashes;
-      bodyHashes = new Map();
-    }
-    bodyHashes.set(m.hash, hash);
-  }
-  return hash;
 }
 
 /** The state hashes come from the transaction's HASH_UPDATE; balance and code/data hashes need the state itself (null here). */
