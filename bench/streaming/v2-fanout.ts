@@ -1,17 +1,18 @@
 // Micro-harness of the Streaming v2 fan-out, for work on its cost (not part of `npm run bench`): the
 // benchmark's replay blocks (real follower output, 10,000 tx/s at 4 blocks/s) published to a V2Hub whose
 // connections write their SSE or WebSocket text into a counter instead of a socket, so that what is
-// timed is the hub's own work. Run it under --cpu-prof to see where that time goes.
+// timed is the hub's own work; TONWATCH_V2_PROFILE=file.cpuprofile writes where that time goes.
 //
-//   node scripts/node.mjs --import tsx [--cpu-prof] bench/streaming/v2-fanout.ts [clients=10000] [rounds=3] [accounts=clients]
+//   node scripts/node.mjs --min-semi-space-size=32 --max-semi-space-size=32 --import tsx bench/streaming/v2-fanout.ts [clients=10000] [rounds=3] [accounts=clients]
 //
-// `accounts` below `clients` gives several clients the same address (clients i and i+accounts share one).
+// Every block is distinct (rounds × 12, the first 12 warm the JIT). `accounts` below `clients` gives
+// several clients the same address (clients i and i+accounts share one).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { pino } from 'pino';
-import { POSITION_STRIDE, type ChainEvent, type EventBatch } from '../../src/bus/events.js';
+import type { EventBatch } from '../../src/bus/events.js';
 import { StoreEventLog } from '../../src/bus/store-log.js';
 import type { EventLog } from '../../src/bus/types.js';
 import { createReplaySource } from '../../src/chain/replay/index.js';
@@ -48,13 +49,6 @@ async function replayBlocks(n: number): Promise<EventBatch[]> {
   return out.slice(8, 8 + n);
 }
 
-/** The block again under a new masterchain seqno: every round is new to the hub (its caches are per object). */
-function renumber(b: EventBatch, seqno: number): EventBatch {
-  const base = seqno * POSITION_STRIDE;
-  const events = b.events.map((e) => (e.type === 'transaction' ? { ...e, tx: { ...e.tx }, mcSeqno: seqno, position: base + (e.position % POSITION_STRIDE) } : { ...e, mcSeqno: seqno, position: base + (e.position % POSITION_STRIDE) }) as ChainEvent);
-  return { kind: 'block', mcSeqno: seqno, firstPosition: events[0]!.position, lastPosition: events.at(-1)!.position, events };
-}
-
 let bytes = 0;
 let frames = 0;
 class SinkSse extends V2Connection {
@@ -78,7 +72,9 @@ class SinkWs extends SinkSse {
   }
 }
 
-const blocks = await replayBlocks(12);
+const PER_ROUND = 12;
+// every block distinct: the hub's caches (per group, per message hash) see what a live chain gives them
+const blocks = await replayBlocks(PER_ROUND * rounds);
 let listener: (b: EventBatch) => void = () => {};
 let head: number | null = null;
 const log = {
@@ -93,9 +89,8 @@ for (let i = 0; i < clients; i++) {
   const c = i % 2 === 0 ? new SinkSse() : new SinkWs();
   hub.open(c, parseSubscription({ types: ['transactions'], addresses: [owners[i % accounts]!] }), null);
 }
-console.error(`${clients} clients on ${accounts} addresses, ${blocks.length} blocks of ${blocks[0]!.events.length} events`);
+console.error(`${clients} clients on ${accounts} addresses, ${blocks.length} blocks of ~${blocks[0]!.events.length} events`);
 
-let seqno = 100;
 const ms: number[] = [];
 /** The process's CPU time per block (user + system): less sensitive than wall time to a loaded machine. */
 const cpuMs: number[] = [];
@@ -109,8 +104,7 @@ for (let r = 0; r < rounds; r++) {
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
     await session.post('Profiler.start');
   }
-  for (const b of blocks) {
-    const block = renumber(b, ++seqno);
+  for (const block of blocks.slice(r * PER_ROUND, (r + 1) * PER_ROUND)) {
     frames = 0;
     const started = performance.now();
     const cpu = process.cpuUsage();
@@ -123,8 +117,8 @@ for (let r = 0; r < rounds; r++) {
   await new Promise((ok) => setTimeout(ok, 10));
 }
 if (profileTo) writeFileSync(profileTo, JSON.stringify((await session.post('Profiler.stop')).profile));
-const measured = ms.slice(blocks.length); // the first round warms the JIT
-const cpuMeasured = cpuMs.slice(blocks.length);
+const measured = ms.slice(PER_ROUND); // the first round warms the JIT
+const cpuMeasured = cpuMs.slice(PER_ROUND);
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 console.log(
   `v2 fan-out, ${clients} clients on ${accounts} addresses: per block wall p50 ${percentile(measured, 50).toFixed(1)} ms, p99 ${percentile(measured, 99).toFixed(1)} ms; ` +
