@@ -20,7 +20,7 @@ import { Follower } from '../../src/pipeline/follower.js';
 import { V2Connection } from '../../src/streaming/v2/connection.js';
 import { V2Hub } from '../../src/streaming/v2/hub.js';
 import { parseSubscription } from '../../src/streaming/v2/request.js';
-import { sseEventFrame, wsEventText } from '../../src/streaming/v2/wire.js';
+import { sseEvent, wsEvent } from '../../src/streaming/v2/wire.js';
 import { openBenchStore } from '../lib/store.js';
 import { percentile } from '../lib/stats.js';
 
@@ -54,7 +54,7 @@ let frames = 0;
 class SinkSse extends V2Connection {
   readonly transport: 'sse-v2' | 'ws-v2' = 'sse-v2';
   send(id: string, payload: string): void {
-    bytes += sseEventFrame(id, payload).length;
+    bytes += sseEvent(id, payload, true).length;
     frames++;
   }
   bufferedBytes = () => 0;
@@ -67,7 +67,7 @@ class SinkSse extends V2Connection {
 class SinkWs extends SinkSse {
   override readonly transport = 'ws-v2' as const;
   override send(id: string, payload: string): void {
-    bytes += wsEventText(id, payload, true).length;
+    bytes += wsEvent(id, payload, true, true).length;
     frames++;
   }
 }

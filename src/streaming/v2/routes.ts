@@ -6,12 +6,13 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
+import { httpChunkOf } from '../frames.js';
 import { V2Connection } from './connection.js';
 import type { V2Hub } from './hub.js';
 import { parseEventId, type V2Cursor } from './notices.js';
 import { V2RequestError, parseSubscription, parseUnsubscribe } from './request.js';
 import { v2SseSchema, v2WsSchema } from './schemas.js';
-import { sseEventFrame, wsEventText } from './wire.js';
+import { sseEvent, wsEvent } from './wire.js';
 
 export const V2_SSE_PATHS = ['/api/streaming/v2/sse', '/streaming/v2/sse'] as const;
 export const V2_WS_PATHS = ['/api/streaming/v2/ws', '/streaming/v2/ws'] as const;
@@ -21,11 +22,17 @@ const SLOW = { error: 'slow consumer: the client did not read its notifications 
 
 class SseV2Connection extends V2Connection {
   readonly transport = 'sse-v2' as const;
-  constructor(private readonly res: ServerResponse, private readonly socket: Socket) {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly socket: Socket,
+    /** HTTP/1.1 chunked framing (HTTP/1.0 clients get bare frames). */
+    private readonly chunked: boolean,
+  ) {
     super();
   }
+  /** Straight to the socket, a prebuilt chunk shared by every recipient (the headers went out first). */
   send(id: string, payload: string): void {
-    this.res.write(sseEventFrame(id, payload));
+    if (!this.socket.destroyed) this.socket.write(sseEvent(id, payload, this.chunked));
   }
   bufferedBytes(): number {
     return this.res.writableLength + this.socket.writableLength;
@@ -36,11 +43,15 @@ class SseV2Connection extends V2Connection {
   uncork(): void {
     this.socket.uncork();
   }
+  /** Any other frame, on the same path as the notifications (so the wire keeps the order of the calls). */
+  frame(text: string): void {
+    if (!this.socket.destroyed) this.socket.write(this.chunked ? httpChunkOf(text) : Buffer.from(text));
+  }
   keepalive(): void {
-    this.res.write(': keepalive\n\n');
+    this.frame(': keepalive\n\n');
   }
   closeSlow(): void {
-    this.res.write(`event: error\ndata: ${JSON.stringify(SLOW)}\n\n`);
+    this.frame(`event: error\ndata: ${JSON.stringify(SLOW)}\n\n`);
     this.closed = true;
     this.res.end(() => this.socket.end());
   }
@@ -54,11 +65,19 @@ class WsV2Connection extends V2Connection {
   readonly transport = 'ws-v2' as const;
   /** Notifications carry `event_id` once the client asked (`event_ids: true` or a `last_event_id`). */
   eventIds = false;
+  private readonly direct: boolean;
   constructor(private readonly ws: WebSocket, private readonly socket: Socket) {
     super();
+    this.direct = !ws.extensions.includes('permessage-deflate');
   }
+  /**
+   * Without compression, a prebuilt text frame straight to the socket: ws writes its own frames (replies,
+   * pings, close) synchronously to the same socket then, so the wire keeps the order of the calls.
+   */
   send(id: string, payload: string): void {
-    this.ws.send(wsEventText(id, payload, this.eventIds), { binary: false });
+    if (this.ws.readyState !== 1 || this.socket.destroyed) return;
+    if (this.direct) this.socket.write(wsEvent(id, payload, this.eventIds, true));
+    else this.ws.send(wsEvent(id, payload, this.eventIds, false), { binary: false });
   }
   reply(body: Record<string, unknown>): void {
     if (this.ws.readyState === 1) this.ws.send(JSON.stringify(body));
@@ -134,11 +153,13 @@ function sse(hub: V2Hub, request: FastifyRequest, reply: FastifyReply): FastifyR
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const connection = new SseV2Connection(res, request.raw.socket);
+  // notifications go straight to the socket: the headers must be on it first
+  res.flushHeaders();
+  const connection = new SseV2Connection(res, request.raw.socket, res.chunkedEncoding);
   res.on('close', () => hub.closed(connection));
   hub.open(connection, subscription, resume);
   // Its id is where the subscription starts: a client killed before any event still resumes without a hole.
-  res.write(`event: connected\nid: ${hub.startId(connection)}\ndata: ${JSON.stringify({ ...(id ? { id } : {}), status: 'subscribed' })}\n\n`);
+  connection.frame(`event: connected\nid: ${hub.startId(connection)}\ndata: ${JSON.stringify({ ...(id ? { id } : {}), status: 'subscribed' })}\n\n`);
   return reply;
 }
 

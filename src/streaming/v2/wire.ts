@@ -1,49 +1,54 @@
-// A notification's bytes on each transport, encoded once per tick however many connections write it:
-// the hub hands every subscriber of one address the same payload text (shared.ts), so the SSE frame or
-// WebSocket text is built and UTF-8 encoded once and the same Buffer goes to each socket.
+// A notification's bytes on each transport, built once per tick however many connections write it: the
+// hub hands every subscriber of one address the same payload text (shared.ts), so the SSE frame (as an
+// HTTP chunk) or the WebSocket text frame is encoded once and the same Buffer goes to each socket, as
+// the legacy streams write their prebuilt frames (../frames.ts).
+import { httpChunkOf, wsTextFrameOf } from '../frames.js';
 
 interface Entry {
   id: string;
   bytes: Buffer;
 }
 
-/** Per transport form, by payload text (V8 keeps a string's hash: a repeated lookup of one text is cheap). */
-const sse = new Map<string, Entry>();
-const wsWithId = new Map<string, Entry>();
-const wsPlain = new Map<string, Buffer>();
-let clearing = false;
+/** One cache per wire form, by payload text (V8 keeps a string's hash: a repeated lookup of one text is cheap). */
+class TickCache {
+  private readonly entries = new Map<string, Entry>();
+  private clearing = false;
 
-/** Forgets the tick's encodings once it ends (they are in the sockets' buffers by then). */
-function clearLater(): void {
-  if (clearing) return;
-  clearing = true;
-  setImmediate(() => {
-    clearing = false;
-    sse.clear();
-    wsWithId.clear();
-    wsPlain.clear();
-  });
-}
-
-function cached(map: Map<string, Entry>, id: string, payload: string, make: () => string): Buffer {
-  const hit = map.get(payload);
-  if (hit !== undefined && hit.id === id) return hit.bytes;
-  const bytes = Buffer.from(make());
-  map.set(payload, { id, bytes });
-  clearLater();
-  return bytes;
-}
-
-/** `event: event` with the notification's id and its JSON as data. */
-export const sseEventFrame = (id: string, payload: string): Buffer => cached(sse, id, payload, () => `event: event\nid: ${id}\ndata: ${payload}\n\n`);
-
-/** The notification's JSON, with `event_id` as its last field when the client asked for ids. */
-export function wsEventText(id: string, payload: string, eventIds: boolean): Buffer {
-  if (eventIds) return cached(wsWithId, id, payload, () => `${payload.slice(0, -1)},"event_id":${JSON.stringify(id)}}`);
-  let bytes = wsPlain.get(payload);
-  if (bytes === undefined) {
-    wsPlain.set(payload, (bytes = Buffer.from(payload)));
-    clearLater();
+  get(id: string, payload: string, make: () => Buffer): Buffer {
+    const hit = this.entries.get(payload);
+    if (hit !== undefined && hit.id === id) return hit.bytes;
+    const bytes = make();
+    this.entries.set(payload, { id, bytes });
+    if (!this.clearing) {
+      // forgotten once the tick ends: the bytes are in the sockets' buffers by then
+      this.clearing = true;
+      setImmediate(() => {
+        this.clearing = false;
+        this.entries.clear();
+      });
+    }
+    return bytes;
   }
-  return bytes;
+}
+
+const sseChunks = new TickCache();
+const sseFrames = new TickCache();
+const wsWithIds = new TickCache();
+const wsPlain = new TickCache();
+const wsFramesWithIds = new TickCache();
+const wsFramesPlain = new TickCache();
+
+const sseText = (id: string, payload: string) => `event: event\nid: ${id}\ndata: ${payload}\n\n`;
+/** The notification's JSON, with `event_id` as its last field when the client asked for ids. */
+const wsText = (id: string, payload: string, eventIds: boolean) => (eventIds ? `${payload.slice(0, -1)},"event_id":${JSON.stringify(id)}}` : payload);
+
+/** `event: event` with the notification's id and its JSON as data: as an HTTP/1.1 chunk, or bare (HTTP/1.0). */
+export function sseEvent(id: string, payload: string, chunked: boolean): Buffer {
+  return chunked ? sseChunks.get(id, payload, () => httpChunkOf(sseText(id, payload))) : sseFrames.get(id, payload, () => Buffer.from(sseText(id, payload)));
+}
+
+/** The WebSocket notification: a complete text frame (`framed`, for the socket), or its text for ws.send. */
+export function wsEvent(id: string, payload: string, eventIds: boolean, framed: boolean): Buffer {
+  if (framed) return (eventIds ? wsFramesWithIds : wsFramesPlain).get(id, payload, () => wsTextFrameOf(wsText(id, payload, eventIds)));
+  return (eventIds ? wsWithIds : wsPlain).get(id, payload, () => Buffer.from(wsText(id, payload, eventIds)));
 }
