@@ -6,6 +6,7 @@
 // PostgreSQL the revoking process announces it (`onRevoke`: a NOTIFY the service wires) and every
 // process that hears it calls `forgetAll`. `cacheTtlMs` bounds how long a missed announcement can last.
 import { createHash, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { tables, type Store } from '../store/db.js';
 
@@ -132,7 +133,8 @@ export class ApiKeys {
   private readonly ttl: number;
   private readonly cacheSize: number;
   private readonly touchInterval: number;
-  private readonly cache = new Map<string, CacheEntry>();
+  /** Oldest cached leaves first (a hit does not move an entry); LRUCache, not a Map: V8 makes a Map's oldest-key eviction cost O(size). */
+  private readonly cache: LRUCache<string, CacheEntry>;
   private readonly inFlight = new Map<string, Promise<Principal | null>>();
   private readonly touchedAt = new Map<string, number>();
   /** Bumped by every revocation, so a lookup that raced with one does not cache what it read. */
@@ -148,6 +150,7 @@ export class ApiKeys {
     this.now = opts.now ?? Date.now;
     this.ttl = opts.cacheTtlMs ?? 10_000;
     this.cacheSize = opts.cacheSize ?? 10_000;
+    this.cache = new LRUCache({ max: this.cacheSize });
     this.touchInterval = opts.touchIntervalMs ?? 60_000;
   }
 
@@ -227,7 +230,7 @@ export class ApiKeys {
     const hash = hashKey(secret);
     const now = this.now();
     this.noticeOtherWriters();
-    const cached = this.cache.get(hash);
+    const cached = this.cache.peek(hash);
     if (cached && now - cached.at < this.ttl) {
       if (cached.principal) this.touch(cached.principal.keyId, now);
       return cached.principal;
@@ -254,7 +257,6 @@ export class ApiKeys {
       ? { keyId: row.id, name: row.name, scopes: parseScopes(row.scopes), ownerRef: row.owner_ref }
       : null;
     if (epoch !== this.epoch) return principal;
-    if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hash, { principal, at: now });
     return principal;
   }

@@ -4,6 +4,7 @@
 // resolution through the chain source gives that account back: a name whose record moved elsewhere
 // is dropped at the next check. Bounded in names (each check costs a resolution per name, two or three
 // get-methods on a liteserver); every name re-checked once per `ttlMs`, and only while address books are asked for.
+import { LRUCache } from 'lru-cache';
 import { addressToRaw } from './address.js';
 import { resolveDns, walletFromRecord } from './dns.js';
 import type { AccountId } from './model.js';
@@ -25,8 +26,8 @@ export interface DomainBookOptions {
 }
 
 export class DomainBook {
-  /** Candidate names, oldest first. */
-  private readonly names = new Set<string>();
+  /** Candidate names; the oldest learned leaves first, and its resolution with it. */
+  private readonly names: LRUCache<string, true>;
   /** Name → the account its forward resolution gave at the last check. */
   private readonly resolved = new Map<string, AccountId>();
   private byAccount = new Map<AccountId, string>();
@@ -34,6 +35,12 @@ export class DomainBook {
   private checking: Promise<void> | null = null;
 
   constructor(private readonly o: DomainBookOptions) {
+    this.names = new LRUCache({
+      max: o.maxNames ?? 1_000,
+      dispose: (_, name, reason) => {
+        if (reason === 'evict') this.resolved.delete(name);
+      },
+    });
     for (const n of o.names ?? []) this.add(normalize(n));
   }
 
@@ -67,7 +74,7 @@ export class DomainBook {
 
   private async resolveAll(): Promise<void> {
     const root = this.o.root!;
-    const queue = [...this.names];
+    const queue = [...this.names.rkeys()];
     const worker = async () => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
         try {
@@ -84,22 +91,16 @@ export class DomainBook {
     this.checkedAt = this.now();
   }
 
+  /** A name learned again moves to the newest end. */
   private add(name: string): void {
-    this.names.delete(name);
-    this.names.add(name);
-    const max = this.o.maxNames ?? 1_000;
-    while (this.names.size > max) {
-      const oldest = this.names.keys().next().value!;
-      this.names.delete(oldest);
-      this.resolved.delete(oldest);
-    }
+    this.names.set(name, true);
   }
 }
 
 const normalize = (domain: string) => domain.trim().toLowerCase().replace(/\.$/, '');
 
 /** Account → its name; an account several names resolve to shows the shortest (then the first alphabetically). */
-function reverse(names: Set<string>, resolved: Map<string, AccountId>): Map<AccountId, string> {
+function reverse(names: { has(name: string): boolean }, resolved: Map<string, AccountId>): Map<AccountId, string> {
   const out = new Map<AccountId, string>();
   for (const [name, account] of resolved) {
     if (!names.has(name)) continue;

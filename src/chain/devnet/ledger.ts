@@ -5,6 +5,7 @@
 // the masterchain's list of earlier blocks — and the validators that sign. A restart rebuilds the tops from
 // the stored accounts and blocks and checks them against the stored blocks' state hashes.
 import { beginCell, Cell } from '@ton/core';
+import { LRUCache } from 'lru-cache';
 import { buildBlock, blockState, extBlkRef, type BuiltBlock } from '../blocks/build.js';
 import { FULL_SHARD as FULL_SHARD_ID } from '../blocks/shard.js';
 import { chainFrom, shardTreeOf } from '../blocks/shard-chain.js';
@@ -178,8 +179,8 @@ function newStateHash(block: Block): Buffer {
 
 export class DevnetLedger {
   private validators: DevnetValidators;
-  /** The state after each of the newest blocks, by the block's root hash (hex), oldest first. */
-  private readonly recentStates = new Map<string, Cell>();
+  /** The state after each of the newest blocks, by the block's root hash (hex); the oldest remembered leaves first. */
+  private readonly recentStates = new LRUCache<string, Cell>({ max: RECENT_STATES });
 
   private constructor(
     private readonly master: Workchain,
@@ -198,12 +199,11 @@ export class DevnetLedger {
 
   private remember(top: ChainTop): void {
     this.recentStates.set(top.ref.rootHash.toString('hex'), top.state);
-    while (this.recentStates.size > RECENT_STATES) this.recentStates.delete(this.recentStates.keys().next().value!);
   }
 
   /** The state after a recent block (or a zero state), by its root hash (hex); null when no longer kept. */
   stateAfter(rootHash: string): Cell | null {
-    return this.recentStates.get(rootHash.toLowerCase()) ?? null;
+    return this.recentStates.peek(rootHash.toLowerCase()) ?? null;
   }
 
   /** The zero states of both chains from the accounts that exist before block 1. */

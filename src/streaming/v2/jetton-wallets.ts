@@ -5,6 +5,7 @@
 // a candidate without a read; a disproven account is skipped until its entry expires or its code changes.
 // Opcodes only pick which unknown accounts are worth a proof, so ordinary wallets' traffic costs nothing.
 import { Cell } from '@ton/core';
+import { LRUCache } from 'lru-cache';
 import { JettonAnswerError, jettonWalletAddress, type GetMethodRunner } from '../../chain/jetton.js';
 import type { AccountId, AccountState, TransactionModel } from '../../chain/model.js';
 
@@ -33,13 +34,16 @@ export function hasJettonSign(tx: TransactionModel): boolean {
 }
 
 export class JettonWalletBook {
-  private readonly entries = new Map<AccountId, Entry>();
+  /** Oldest remembered leaves first (a read does not move an entry); LRUCache, not a Map: V8 makes a Map's oldest-key eviction cost O(size). */
+  private readonly entries: LRUCache<AccountId, Entry>;
 
   constructor(
     private readonly runner: GetMethodRunner,
-    private readonly size = WALLET_BOOK_SIZE,
+    size = WALLET_BOOK_SIZE,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.entries = new LRUCache({ max: size });
+  }
 
   /**
    * Cheap and synchronous: may this transaction be a jetton wallet's? A proven wallet always; a disproven
@@ -47,7 +51,7 @@ export class JettonWalletBook {
    * an unknown one when it carries a jetton sign, or when `direct` (a client follows that very account).
    */
   candidate(tx: TransactionModel, direct = false): boolean {
-    const e = this.entries.get(tx.account);
+    const e = this.entries.peek(tx.account);
     if (e?.owner) return true;
     if (e && this.now() - e.at < NOT_A_WALLET_MS && tx.origStatus === tx.endStatus) return false;
     return direct || hasJettonSign(tx);
@@ -60,7 +64,7 @@ export class JettonWalletBook {
    */
   async proves(state: AccountState, claim: { owner: AccountId; jetton: AccountId } | null): Promise<boolean> {
     const codeHash = state.code ? Cell.fromBase64(state.code).hash().toString('hex') : '';
-    const e = this.entries.get(state.address);
+    const e = this.entries.peek(state.address);
     if (e && e.codeHash === codeHash && (e.owner === null ? this.now() - e.at < NOT_A_WALLET_MS : e.owner === claim?.owner && e.jetton === claim?.jetton)) return e.owner !== null;
     let proven = false;
     if (claim) {
@@ -76,9 +80,7 @@ export class JettonWalletBook {
   }
 
   private remember(account: AccountId, entry: Entry): void {
-    this.entries.delete(account);
+    // a re-proven account moves to the newest end
     this.entries.set(account, entry);
-    // oldest first: a Map keeps insertion order, and a re-proven account moved to the end
-    while (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value!);
   }
 }

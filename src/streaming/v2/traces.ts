@@ -5,6 +5,7 @@
 // from the recent batches it keeps (a window of masterchain blocks), else by reading the log back from
 // the trace's first block, never further than the window. Its content is built once per event, with
 // contract facts proven through get-methods (each read bounded in time).
+import { LRUCache } from 'lru-cache';
 import type { EventBatch, Position, TraceEvent } from '../../bus/events.js';
 import { makePosition } from '../../bus/events.js';
 import type { EventLog } from '../../bus/types.js';
@@ -51,8 +52,8 @@ export class TraceAssembler {
   /** The kept batches' transaction hashes, oldest first. */
   private readonly kept: Array<{ mcSeqno: number; hashes: HashHex[] }> = [];
   private newest = -1;
-  /** Recent completions by position: live recipients and replays of the same event share one build. */
-  private readonly completions = new Map<Position, Promise<Completion | null>>();
+  /** Recent completions by position, oldest built leaves first: live recipients and replays of the same event share one build. */
+  private readonly completions = new LRUCache<Position, Promise<Completion | null>>({ max: MAX_REMEMBERED_COMPLETIONS });
   readonly windowBlocks: number;
   private readonly maxTransactions: number;
 
@@ -87,7 +88,7 @@ export class TraceAssembler {
    * no longer in the log, or it has none. Built once per event (every recipient and a replay soon after share it).
    */
   complete(event: TraceEvent): Promise<Completion | null> {
-    let done = this.completions.get(event.position);
+    let done = this.completions.peek(event.position);
     if (done) return done;
     done = this.build(event).then(
       (c) => {
@@ -102,7 +103,6 @@ export class TraceAssembler {
       },
     );
     this.completions.set(event.position, done);
-    if (this.completions.size > MAX_REMEMBERED_COMPLETIONS) this.completions.delete(this.completions.keys().next().value!);
     return done;
   }
 

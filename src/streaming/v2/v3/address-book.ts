@@ -1,6 +1,7 @@
 // The `address_book` of v2 notifications: raw address → user-friendly form (and `.ton` domain), as
 // TON Center builds it (ton-index-go/index/models/convert.go GetAccountAddressFriendly): non-bounceable
 // when the account has no code or runs a known wallet code, bounceable otherwise; testnet flag per network.
+import { LRUCache } from 'lru-cache';
 import type { AccountId, HashHex } from '../../../chain/model.js';
 import { toFriendly } from '../../../chain/address.js';
 import { v3Address } from './encode.js';
@@ -35,24 +36,23 @@ export interface AddressBookOptions {
 
 /** Builds address books with a bounded, time-limited cache of rows. */
 export class AddressBookBuilder {
-  private readonly cache = new Map<AccountId, { row: V3AddressBookRow; at: number }>();
+  /** Oldest written leaves first (a hit does not move a row); LRUCache, not a Map: V8 makes a Map's oldest-key eviction cost O(size). */
+  private readonly cache: LRUCache<AccountId, { row: V3AddressBookRow; at: number }>;
   private readonly wallets: Set<HashHex>;
   constructor(private readonly o: AddressBookOptions) {
     this.wallets = new Set([...WALLET_CODE_HASHES, ...(o.extraWalletCodeHashes ?? [])]);
+    this.cache = new LRUCache({ max: o.maxEntries ?? 100_000 });
   }
 
   private now = () => (this.o.now ?? Date.now)();
 
   async row(account: AccountId): Promise<V3AddressBookRow> {
-    const hit = this.cache.get(account);
+    const hit = this.cache.peek(account);
     if (hit && this.now() - hit.at < (this.o.ttlMs ?? 60_000)) return hit.row;
     const [code, domain] = await Promise.all([this.o.codeHash(account).catch(() => null), this.o.resolveDomain?.(account).catch(() => null) ?? null]);
     const bounceable = code !== null && !this.wallets.has(code);
     const row: V3AddressBookRow = { user_friendly: toFriendly(account, { bounceable, testOnly: this.o.testOnly }), domain: domain ?? null, interfaces: null };
-    this.cache.delete(account);
     this.cache.set(account, { row, at: this.now() });
-    const max = this.o.maxEntries ?? 100_000;
-    while (this.cache.size > max) this.cache.delete(this.cache.keys().next().value!);
     return row;
   }
 

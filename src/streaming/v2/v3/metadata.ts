@@ -4,6 +4,7 @@
 // guard — bounded in bytes and time, cached with a bound on entries and age.
 import http from 'node:http';
 import https from 'node:https';
+import { LRUCache } from 'lru-cache';
 import { guardedLookup, hostIpLiteral, refusalFor, type EndpointPolicy } from '../../../delivery/ssrf.js';
 import type { AccountId } from '../../../chain/model.js';
 import { dec, v3Address } from './encode.js';
@@ -77,11 +78,13 @@ function tokenInfo(type: V3TokenInfo['type'], c: Record<string, unknown>, extra:
 
 /** Reads and caches token metadata; one instance per service. */
 export class MetadataReader {
-  private readonly cache = new Map<AccountId, { value: V3AddressMetadata | null; at: number }>();
+  /** Oldest written leaves first (a hit does not move an entry); LRUCache, not a Map: V8 makes a Map's oldest-key eviction cost O(size). */
+  private readonly cache: LRUCache<AccountId, { value: V3AddressMetadata | null; at: number }>;
   private readonly inflight = new Map<AccountId, Promise<V3AddressMetadata | null>>();
   private readonly fetchOffchain: OffchainFetcher;
   constructor(private readonly o: MetadataOptions) {
     this.fetchOffchain = o.fetchOffchain ?? guardedFetcher(o.policy ?? { allowLoopback: false });
+    this.cache = new LRUCache({ max: o.maxEntries ?? 10_000 });
   }
 
   private now = () => (this.o.now ?? Date.now)();
@@ -121,7 +124,7 @@ export class MetadataReader {
 
   /** Metadata of one account (null: not a token we read), cached. */
   async get(account: AccountId): Promise<V3AddressMetadata | null> {
-    const hit = this.cache.get(account);
+    const hit = this.cache.peek(account);
     if (hit && this.now() - hit.at < (this.o.ttlMs ?? 600_000)) return hit.value;
     let p = this.inflight.get(account);
     if (!p) {
@@ -129,10 +132,7 @@ export class MetadataReader {
       this.inflight.set(account, p);
     }
     const value = await p;
-    this.cache.delete(account);
     this.cache.set(account, { value, at: this.now() });
-    const max = this.o.maxEntries ?? 10_000;
-    while (this.cache.size > max) this.cache.delete(this.cache.keys().next().value!);
     return value;
   }
 
