@@ -80,6 +80,7 @@ const waitFor = async (done: () => boolean, what: string, ms = 20_000) => {
 describe('finality levels over the liteserver protocol against the devnet', () => {
   it('a transfer sent through the liteserver source is seen pending, confirmed (from a checked non-final block), then finalized', async () => {
     const { source, seen, follower } = await follow(devnet.chain);
+    await source.getMasterchainHead();
     const boc = await transferBoc();
     const { hash } = await source.sendExternalMessage(boc);
     const trace = normalizedHashOfMessage(Cell.fromBoc(boc)[0]!)!;
@@ -93,6 +94,9 @@ describe('finality levels over the liteserver protocol against the devnet', () =
     const levels = seen.filter((e) => e.trace === trace);
     expect(levels.map((e) => e.finality)).toEqual(['pending', 'confirmed', 'finalized']);
     expect(levels[0]!.messageHash).toBe(hash);
+    // emulated on the devnet's proven state (its config carries the execution params: 18 storage, 20/21 gas …)
+    const ids = ['alice', 'bob'].map((n) => devnet.directory.wallets.find((w) => w.name === n)!.id).sort();
+    expect(levels[0]).toMatchObject({ involvedAccounts: ids });
     expect(source.status().nonFinal).toMatchObject({ state: 'supported', disproven: 0 });
     expect(source.status().nonFinal.shown).toBeGreaterThan(0);
   }, 60_000);
