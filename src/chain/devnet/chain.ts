@@ -70,6 +70,18 @@ interface StagedTick {
 }
 
 /** The genesis step (genesis.ts): runs before the block timer starts and says who is who. */
+/** When an external message was admitted, put in a shard block, and committed, by the devnet's clock (ms). */
+export interface MessageTimeline {
+  admittedAtMs: number;
+  /** The shard block holding its transaction, shown as a signed non-final block at `producedAtMs`. */
+  block: { workchain: number; shard: string; seqno: number } | null;
+  producedAtMs: number | null;
+  /** When the masterchain block committing that shard block was sealed. */
+  committedAtMs: number | null;
+}
+/** Messages whose timeline is kept (the newest). */
+const TIMELINE_LIMIT = 100_000;
+
 export interface GenesisHook {
   (chain: DevnetChain): Promise<DevnetDirectory>;
 }
@@ -93,6 +105,9 @@ export class DevnetChain implements ChainSource {
   private candidateLoses = false;
   private readonly headListeners = new Set<(seqno: number) => void>();
   private readonly pendingListeners = new Set<(message: PendingMessage) => void>();
+  private readonly timelines = new Map<string, MessageTimeline>();
+  /** The admitted messages of each shown shard block (by root hash), until its masterchain block is sealed. */
+  private readonly shownMessages = new Map<string, string[]>();
   private readonly nonFinalListeners = new Set<(block: NonFinalBlock) => void>();
   private readonly droppedListeners = new Set<(message: DroppedMessage) => void>();
   /** Ticks one after the other: the next is produced only once the previous one is sealed. */
@@ -276,6 +291,15 @@ export class DevnetChain implements ChainSource {
     const shardTransactions = tick.transactions.filter((t) => t.block.workchain !== -1).map((t) => decodeStored(toStored(t)));
     const { workchain, shard, seqno, rootHash, fileHash, genUtime } = tick.shard;
     const block = { id: { workchain, shard, seqno, rootHash, fileHash }, genUtime, signed: true, transactions: shardTransactions, boc: tick.sealed.shard.boc };
+    const shownAt = this.clock();
+    const admitted: string[] = [];
+    for (const t of shardTransactions) {
+      const timeline = t.inMessage ? this.timelines.get(t.inMessage.hash) : undefined;
+      if (!timeline) continue;
+      Object.assign(timeline, { block: { workchain, shard, seqno }, producedAtMs: shownAt });
+      admitted.push(t.inMessage!.hash);
+    }
+    this.shownMessages.set(rootHash, admitted);
     this.tell(this.nonFinalListeners, block, 'non-final block');
   }
 
@@ -337,6 +361,12 @@ export class DevnetChain implements ChainSource {
     this.inflight = tick.nextInflight;
     this.mempool.consumed(mempoolThrough);
     this.head = tick.masterchain;
+    const committedAt = this.clock();
+    for (const hash of this.shownMessages.get(tick.shard.rootHash) ?? []) {
+      const timeline = this.timelines.get(hash);
+      if (timeline) timeline.committedAtMs = committedAt;
+    }
+    this.shownMessages.clear();
     for (const d of tick.dropped) {
       this.warn(`message ${d.message.hash} produced no transaction: ${d.reason}`);
       // only externals leave the mempool for good; a dropped internal was never pending
@@ -490,6 +520,8 @@ export class DevnetChain implements ChainSource {
       opcodes: trace.opcodes,
     };
     const seq = storage.addToMempool(pending, message.cell.toBoc());
+    this.timelines.set(message.hash, { admittedAtMs: this.clock(), block: null, producedAtMs: null, committedAtMs: null });
+    if (this.timelines.size > TIMELINE_LIMIT) this.timelines.delete(this.timelines.keys().next().value!);
     // a competing message's effects stay out of the speculative state: at most one of them can land
     this.mempool.add({ pending, message, seq }, competing ? null : trace);
     // decoded once for every listener, and only when someone listens
@@ -564,6 +596,12 @@ export class DevnetChain implements ChainSource {
   async getPendingMessages(): Promise<PendingMessage[]> {
     this.ready();
     return this.mempool.list();
+  }
+
+  /** When an external message this process admitted was admitted, put in a block and committed; null when unknown. */
+  messageTimeline(hash: HashHex): MessageTimeline | null {
+    const t = this.timelines.get(hash.toLowerCase());
+    return t ? { ...t, block: t.block && { ...t.block } } : null;
   }
 
   onPendingMessage(listener: (message: PendingMessage) => void): () => void {

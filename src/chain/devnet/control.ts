@@ -11,6 +11,7 @@ import {
   amountInput,
   bocInput,
   destinationInput,
+  type Destination,
   jettonBalanceOf,
   jettonInput,
   jettonWalletOf,
@@ -23,7 +24,7 @@ import * as scenarios from './scenarios.js';
 import { DEFAULT_FORWARD_TON, sendFromWallet, type MessageSent } from './sender.js';
 
 export { DEFAULT_FORWARD_TON, type MessageSent } from './sender.js';
-import type { DevnetWallet } from './wallets.js';
+import { MAX_MESSAGES, type DevnetWallet } from './wallets.js';
 
 /** TON attached to a jetton transfer for the jetton wallets' fees (the excess comes back). */
 export const JETTON_TRANSFER_GAS = toNano('0.05');
@@ -36,6 +37,8 @@ export interface SendRequest {
   comment?: string;
   payload_boc?: string;
   bounce?: boolean;
+  /** Further transfers in the same external message: a payout batch, as an exchange sends. */
+  batch?: Array<{ to: string; amount: string | bigint; comment?: string }>;
 }
 
 export interface JettonSendRequest {
@@ -136,10 +139,16 @@ export class DevnetControl {
           ? comment(textInput(req.comment, 'comment'))
           : undefined;
     if (req.bounce !== undefined && typeof req.bounce !== 'boolean') throw badRequest('bounce must be a boolean', 'bounce');
-    this.requireTon(wallet, amount);
     // like wallet apps: the address form decides, else bounce only to deployed contracts
-    const bounce = req.bounce ?? to.bounceable ?? this.chain.pendingAccount(to.id).status === 'active';
-    const hash = await sendFromWallet(this.chain, wallet, [internal({ to: to.address, value: amount, bounce, body })]);
+    const bounceTo = (t: Destination) => req.bounce ?? t.bounceable ?? this.chain.pendingAccount(t.id).status === 'active';
+    const batch = (req.batch ?? []).map((t, i) => {
+      const dest = destinationInput(this.directory, t.to, `batch[${i}].to`);
+      const value = amountInput(t.amount, `batch[${i}].amount`);
+      return { value, message: internal({ to: dest.address, value, bounce: bounceTo(dest), body: t.comment === undefined ? undefined : comment(textInput(t.comment, `batch[${i}].comment`)) }) };
+    });
+    if (batch.length + 1 > MAX_MESSAGES[wallet.version]) throw badRequest(`batch: a ${wallet.version} wallet sends at most ${MAX_MESSAGES[wallet.version]} messages at once`, 'batch');
+    this.requireTon(wallet, batch.reduce((sum, t) => sum + t.value, amount));
+    const hash = await sendFromWallet(this.chain, wallet, [internal({ to: to.address, value: amount, bounce: bounceTo(to), body }), ...batch.map((t) => t.message)]);
     return { message_hash: hash };
   }
 

@@ -82,6 +82,26 @@ describe('devnet control API', () => {
     expect(txs.find((t) => t.account === id('bob'))!.inMessage!.decoded).toEqual({ kind: 'text_comment', text: 'via http' });
   });
 
+  it('sends a payout batch in one external message; the message\'s timeline names its block and when it was made', async () => {
+    const before = devnet.chain.masterchainSeqno;
+    const batch = [{ to: 'carol', amount: '2000000', comment: 'payout 2' }, { to: 'dave', amount: '3000000' }];
+    const sent = await call('POST', '/devnet/send', { from: 'exchange', to: 'bob', amount: '1000000', comment: 'payout 1', batch });
+    expect(sent.status).toBe(200);
+    const admitted = await call('GET', `/devnet/messages/${sent.json.message_hash}`);
+    expect(admitted).toMatchObject({ status: 200, json: { message_hash: sent.json.message_hash, block: null, produced_at_ms: null, committed_at_ms: null } });
+    await call('POST', '/devnet/blocks');
+    await call('POST', '/devnet/blocks');
+    const txs = await transactionsAfter(devnet.chain, before);
+    const root = txs.find((t) => t.inMessage?.hash === sent.json.message_hash)!;
+    expect(root.outMessages.map((m) => m.destination).sort()).toEqual([id('bob'), id('carol'), id('dave')].sort());
+    expect(txs.find((t) => t.account === id('carol'))!.inMessage!.decoded).toEqual({ kind: 'text_comment', text: 'payout 2' });
+    const { json } = await call('GET', `/devnet/messages/${sent.json.message_hash.toUpperCase()}`);
+    expect(json.block).toEqual({ workchain: root.block.workchain, shard: root.block.shard, seqno: root.block.seqno });
+    expect(json.admitted_at_ms).toBeLessThanOrEqual(json.produced_at_ms);
+    expect(json.produced_at_ms).toBeLessThanOrEqual(json.committed_at_ms);
+    expect((await call('GET', `/devnet/messages/${'ab'.repeat(32)}`)).status).toBe(404);
+  });
+
   it('sends jettons, pays links and runs every scenario', async () => {
     const ok = async (path: string, body: unknown) => {
       const res = await call('POST', path, body);
@@ -118,6 +138,8 @@ describe('devnet control API: bad input', () => {
     ['send a bad payload BoC', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', payload_boc: 'bm90IGEgYm9j' }, 'payload_boc'],
     ['send both comment and payload', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', comment: 'a', payload_boc: beginCell().endCell().toBoc().toString('base64') }, 'payload_boc'],
     ['send a non-boolean bounce', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', bounce: 'maybe' }, 'bounce'],
+    ['send a batch past what a v4 wallet carries', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', batch: Array.from({ length: 4 }, () => ({ to: 'bob', amount: '1' })) }, 'batch'],
+    ['send a batch to a bad address', '/devnet/send', { from: 'exchange', to: 'bob', amount: '1', batch: [{ to: '0:zz', amount: '1' }] }, 'batch[0].to'],
     ['jetton send of an unknown jetton', '/devnet/jetton/send', { from: 'alice', jetton: 'doge', to: 'bob', amount: '1' }, 'jetton'],
     ['jetton send on an address that is no master', '/devnet/jetton/send', { from: 'alice', jetton: `0:${'11'.repeat(32)}`, to: 'bob', amount: '1' }, 'jetton'],
     ['jetton send of more than the balance', '/devnet/jetton/send', { from: 'alice', jetton: 'usdt', to: 'bob', amount: '999999999999999' }, 'amount'],

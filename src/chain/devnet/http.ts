@@ -60,6 +60,9 @@ const SendBody = Type.Object(
     comment: Type.Optional(Comment),
     payload_boc: Type.Optional(Boc),
     bounce: Type.Optional(Type.Boolean()),
+    batch: Type.Optional(Type.Array(Type.Object({ to: Target, amount: Amount, comment: Type.Optional(Comment) }, { additionalProperties: false }), {
+      maxItems: 254, description: 'Further transfers in the same external message (a payout batch, as an exchange sends); a v4 wallet carries 4 in all, a v5r1 wallet 255',
+    })),
   },
   { additionalProperties: false },
 );
@@ -235,6 +238,33 @@ export async function devnetRoutes(fastify: FastifyInstance, opts: DevnetRoutesO
       const server = opts.liteserver?.();
       if (!server) throw new ApiError(404, 'the devnet liteserver is off: set TONWATCH_DEVNET_LITESERVER_PORT', { error_code: 'liteserver_off' });
       return { ...server.address, public_key: server.publicKey.toString('base64'), global_config: server.globalConfig() };
+    },
+  );
+
+  app.get(
+    '/devnet/messages/:hash',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'When an external message was admitted, put in a shard block (shown as a signed non-final block) and committed, by the devnet clock in ms; the newest 100,000 since the process started',
+        params: Type.Object({ hash: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }) }),
+        response: {
+          200: Type.Object({
+            message_hash: Type.String(),
+            admitted_at_ms: Type.Integer(),
+            block: Type.Union([Type.Object({ workchain: Type.Integer(), shard: Type.String(), seqno: Type.Integer() }), Type.Null()]),
+            produced_at_ms: Type.Union([Type.Integer(), Type.Null()]),
+            committed_at_ms: Type.Union([Type.Integer(), Type.Null()]),
+          }),
+          404: ErrorBody,
+        },
+      },
+    },
+    (req) => {
+      const t = control.chain.messageTimeline(req.params.hash);
+      if (!t) throw new ApiError(404, `message ${req.params.hash} was not admitted by this devnet process`, { error_code: 'unknown_message' });
+      return { message_hash: req.params.hash.toLowerCase(), admitted_at_ms: t.admittedAtMs, block: t.block, produced_at_ms: t.producedAtMs, committed_at_ms: t.committedAtMs };
     },
   );
 
