@@ -21,8 +21,9 @@ export function overlayHealth(status: LiteserverOverlayStatus | undefined): Reco
     fec_decodes: status.fecDecodes,
     fec_in_flight: status.fecInFlight,
     external_messages: status.externalMessages,
-    pending: { published: p.published, unemulated: p.unemulated, duplicate: p.duplicate, invalid: p.invalid, dropped: p.dropped, late: p.late, queued: p.queued, landed: p.landed },
+    pending: { published: p.published, unemulated: p.unemulated, flushed: p.flushed, duplicate: p.duplicate, invalid: p.invalid, dropped: p.dropped, late: p.late, queued: p.queued, landed: p.landed },
     lead_ms: p.leadMs,
+    publish_ms: p.publishMs,
     packets_dropped: status.packetsDropped,
     broadcasts_dropped: status.broadcastsDropped,
   };
@@ -67,8 +68,8 @@ export function registerOverlayMetrics(registry: Registry, read: () => Liteserve
     [{ result: 'duplicate' }, s.broadcasts.duplicate], [{ result: 'dropped' }, s.broadcasts.dropped],
   ]);
   totals('tonwatch_overlay_fec_decodes_total', 'FEC (RaptorQ) broadcasts decoded', [], (s) => [[{}, s.fecDecodes]]);
-  totals('tonwatch_overlay_pending_total', 'Heard external messages by fate: published (pending), unemulated (published without a trace), duplicate, invalid, dropped (queue full), late (a block held it first), landed (a walked block held it)', ['result'],
-    (s) => (['published', 'unemulated', 'duplicate', 'invalid', 'dropped', 'late', 'landed'] as const).map((r) => [{ result: r }, s.pending[r]]));
+  totals('tonwatch_overlay_pending_total', 'Heard external messages by fate: published (pending), unemulated (published without a trace), flushed (published before its emulation ended: a non-final block held it), duplicate, invalid, dropped (queue full), late (a block held it first), landed (a walked block held it)', ['result'],
+    (s) => (['published', 'unemulated', 'flushed', 'duplicate', 'invalid', 'dropped', 'late', 'landed'] as const).map((r) => [{ result: r }, s.pending[r]]));
   totals('tonwatch_overlay_dropped_total', 'Datagrams and broadcasts refused, by layer and reason', ['layer', 'reason'], (s) => [
     ...Object.entries(s.packetsDropped).map(([reason, n]): [Record<string, string>, number] => [{ layer: 'adnl', reason }, n]),
     ...Object.entries(s.broadcastsDropped).map(([reason, n]): [Record<string, string>, number] => [{ layer: 'broadcast', reason }, n]),

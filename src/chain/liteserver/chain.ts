@@ -16,6 +16,7 @@ import { Outbox, parseExternalMessage, type ExternalMessage } from './outbox.js'
 import { HeardMessages, pendingOf, type HeardStatus } from './heard.js';
 import { OverlayListener, type OverlayLimits, type OverlayStatus } from '../overlay/listener.js';
 import { ProvenReads } from './proven.js';
+import type { ProvenAccountState } from './trust/account.js';
 import { LiteErrorCode, LiteServerError } from './tl/envelope.js';
 import type { BlockIdExt } from './tl/lite-api.js';
 import { LitePool, LitePoolUnavailableError, type LitePoolOptions, type PoolStatus } from './transport/pool.js';
@@ -29,6 +30,8 @@ import { BlockWalker, type TrustedMasterchain } from './walk.js';
 const MC_SHARD = -(1n << 63n);
 /** Transactions one emulation may run (a wallet's message and the trace it starts). */
 const MAX_EMULATED_TRANSACTIONS = 32;
+/** Proven account states kept for the emulations of one head. */
+const MAX_EMULATION_STATES = 1024;
 /** Libraries a get-method may ask for at run time before it is given up. */
 const MAX_RUNTIME_LIBRARIES = 8;
 export type RealNetwork = 'mainnet' | 'testnet';
@@ -104,6 +107,7 @@ export class LiteserverChain implements ChainSource {
   private lastWalked: TrustedMasterchain | null = null;
   private oldest: { seqno: number; at: number } | null = null;
   private stopped = false;
+  private emulationStates: { seqno: number; accounts: Map<string, Promise<ProvenAccountState>> } = { seqno: -1, accounts: new Map() };
 
   constructor(private readonly options: LiteserverChainOptions) {
     if (options.config.liteservers.length === 0) throw new Error('the liteserver config lists no liteservers');
@@ -152,6 +156,8 @@ export class LiteserverChain implements ChainSource {
       maxQueued: Math.max(100, Math.floor(memory / 4 / 4096)), concurrency: 4, maxTracked: 100_000, emulationBudgetMs: 200,
     });
     this.heard = heard;
+    // the first emulation would otherwise wait for the TVM to compile
+    this.tvm.warm();
     this.overlay = await OverlayListener.start({
       ...settings, dht: this.options.config.dht, zeroStateFileHash: this.options.config.anchor.zeroState.fileHash,
       onExternalMessage: (m) => heard.hear(m.boc, m.receivedAt),
@@ -303,6 +309,24 @@ export class LiteserverChain implements ChainSource {
   }
 
   /**
+   * A proven account state at the head, shared by the emulations of one head: a wallet's burst of messages
+   * (an exchange's payouts) reads its state once, not once per message.
+   */
+  private accountForEmulation(address: AccountId, head: BlockIdExt): Promise<ProvenAccountState> {
+    if (this.emulationStates.seqno !== head.seqno) this.emulationStates = { seqno: head.seqno, accounts: new Map() };
+    const states = this.emulationStates.accounts;
+    let state = states.get(address);
+    if (!state) {
+      state = this.started().reads.account(address, head);
+      states.set(address, state);
+      // a failed read is not kept: the next message asks again
+      void state.catch(() => states.get(address) === state && states.delete(address));
+      if (states.size > MAX_EMULATION_STATES) states.delete(states.keys().next().value!);
+    }
+    return state;
+  }
+
+  /**
    * Runs the message and the internal messages it causes on proven states at the head, hop by hop (at most
    * MAX_EMULATED_TRANSACTIONS); as on the devnet, only the root decides: a later message that cannot run
    * ends its branch.
@@ -318,7 +342,7 @@ export class LiteserverChain implements ChainSource {
       const { cell, to } = queue.shift()!;
       let entry = accounts.get(to);
       if (!entry) {
-        const proven = await reads.account(to, head);
+        const proven = await this.accountForEmulation(to, head);
         entry = proven.kind === 'exists'
           ? { account: parseAccount(proven.state), last: { lt: proven.lastTransLt, hash: Buffer.from(proven.lastTransHash, 'hex') } }
           : { account: null, last: { lt: 0n, hash: Buffer.alloc(32) } };
@@ -377,7 +401,11 @@ export class LiteserverChain implements ChainSource {
 
   /** Shard blocks the servers show before the masterchain commits them, each checked against its id. */
   onNonFinalBlock(listener: (block: NonFinalBlock) => void): () => void {
-    return this.started().nonFinal.subscribe(listener);
+    // a heard message this block holds is published first: its pending event precedes the confirmed ones
+    return this.started().nonFinal.subscribe((block) => {
+      this.heard?.inBlock(block.transactions);
+      listener(block);
+    });
   }
 
   /** Whether confirmed blocks come from this source: null until a server answered, false when the servers refuse. */
@@ -387,6 +415,9 @@ export class LiteserverChain implements ChainSource {
   }
 
   private publish(seqno: number): void {
+    // heard messages are emulated at the newest head: its proven config is read now, not by the first of them
+    const heads = this.heads;
+    if (this.heard && heads?.id && heads.header && !heads.alarm) void this.reads?.tvmContext(heads.id, heads.header, []).catch(() => {});
     for (const l of [...this.headListeners]) {
       try {
         l(seqno);

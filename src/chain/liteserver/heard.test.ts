@@ -56,6 +56,25 @@ describe('heard overlay messages', () => {
     expect(heard.status()).toMatchObject({ published: 1, unemulated: 1 });
   });
 
+  it('a non-final block that holds a message still being emulated or queued: published at once without a trace, once', async () => {
+    let finish = () => {};
+    const { heard, published } = setup(() => new Promise<Trace>((resolve) => (finish = () => resolve(trace('0:dd')))), { emulationBudgetMs: 60_000, concurrency: 1 });
+    const [a, b, c] = [extBoc(), extBoc(), extBoc()];
+    for (const m of [a, b, c]) heard.hear(m!.boc, Date.now());
+    expect(published).toHaveLength(0);
+    // a is being emulated, b and c wait; the block holds a and b
+    heard.inBlock([landedTx(a!.hash), landedTx(b!.hash), landedTx(extBoc().hash)]);
+    expect(published.map((p) => [p.hash, p.involvedAccounts])).toEqual([[a!.hash, null], [b!.hash, null]]);
+    finish();
+    await sleep(20);
+    // a's emulation ended after: not published again; c went to emulation and came with its trace
+    finish();
+    await sleep(20);
+    expect(published.map((p) => [p.hash, p.involvedAccounts])).toEqual([[a!.hash, null], [b!.hash, null], [c!.hash, ['0:dd']]]);
+    heard.inBlock([landedTx(c!.hash)]);
+    expect(heard.status()).toMatchObject({ published: 3, unemulated: 2, flushed: 2, queued: 0 });
+  });
+
   it('a block that holds the message before its emulation ends: never published; a full queue drops', async () => {
     const { heard, published } = setup(() => sleep(100).then(() => trace('0:cc')), { emulationBudgetMs: 1000, concurrency: 1, maxQueued: 2 });
     const [a, b, c, d] = [extBoc(), extBoc(), extBoc(), extBoc()];

@@ -28,6 +28,8 @@ export interface HeardStatus {
   published: number;
   /** Of those, published without a trace: emulation failed or did not end within its budget. */
   unemulated: number;
+  /** Of those, published before their emulation ended because a non-final block holding them was seen. */
+  flushed: number;
   /** Already pending (heard twice, or sent by this process). */
   duplicate: number;
   /** Refused as a message BoC, or dropped because the queue was full. */
@@ -38,6 +40,8 @@ export interface HeardStatus {
   /** Heard, but a block held them before their emulation ended: never published. */
   late: number;
   leadMs: { p50: number; p99: number } | null;
+  /** How long from hearing a message to publishing it (emulation and its queue). */
+  publishMs: { p50: number; p99: number } | null;
 }
 
 const LEAD_SAMPLES = 4096;
@@ -45,12 +49,15 @@ const LEAD_SAMPLES = 4096;
 export class HeardMessages {
   private readonly queue: Array<{ msg: ExternalMessage; seenAt: number }> = [];
   private readonly queuedHashes = new Set<string>();
+  /** Messages being emulated → their publication without a trace (a block holding them came first). */
+  private readonly emulating = new Map<string, () => void>();
   /** Heard message hash → when it was heard, until a block holds it (bounded like the outbox). */
   private readonly seen = new Map<string, number>();
   private readonly leads: number[] = [];
+  private readonly delays: number[] = [];
   private readonly late = new Set<string>();
   private running = 0;
-  private readonly counts = { published: 0, unemulated: 0, duplicate: 0, invalid: 0, dropped: 0, landed: 0, late: 0 };
+  private readonly counts = { published: 0, unemulated: 0, flushed: 0, duplicate: 0, invalid: 0, dropped: 0, landed: 0, late: 0 };
 
   constructor(
     private readonly outbox: Outbox,
@@ -79,6 +86,29 @@ export class HeardMessages {
     this.pump();
   }
 
+  /**
+   * A non-final block holds these transactions: a heard message still waiting for its emulation is published
+   * now, without a trace, so its pending event comes before the block's (confirmed) events of its trace.
+   * Call it before the block goes to anyone else.
+   */
+  inBlock(transactions: readonly TransactionModel[]): void {
+    if (this.queuedHashes.size === 0) return;
+    for (const tx of transactions) {
+      const hash = tx.inMessage?.hash;
+      if (hash === undefined || !this.queuedHashes.has(hash)) continue;
+      this.counts.flushed++;
+      const running = this.emulating.get(hash);
+      if (running) {
+        running();
+        continue;
+      }
+      const i = this.queue.findIndex((q) => q.msg.hash === hash);
+      const [{ msg, seenAt }] = this.queue.splice(i, 1);
+      this.queuedHashes.delete(hash);
+      this.publish(msg!, null, seenAt!);
+    }
+  }
+
   /** Records the lead time of each heard message these walked transactions consumed. */
   landed(transactions: readonly TransactionModel[]): void {
     if (this.seen.size === 0 && this.queuedHashes.size === 0) return;
@@ -96,9 +126,7 @@ export class HeardMessages {
   }
 
   status(): HeardStatus {
-    const sorted = [...this.leads].sort((a, b) => a - b);
-    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-    return { queued: this.queue.length, ...this.counts, leadMs: sorted.length ? { p50: q(0.5), p99: q(0.99) } : null };
+    return { queued: this.queue.length, ...this.counts, leadMs: quantiles(this.leads), publishMs: quantiles(this.delays) };
   }
 
   private pump(): void {
@@ -110,6 +138,7 @@ export class HeardMessages {
       const publish = (trace: Trace | null) => {
         if (done) return;
         done = true;
+        this.emulating.delete(msg.hash);
         this.queuedHashes.delete(msg.hash);
         this.publish(msg, trace, seenAt);
       };
@@ -120,6 +149,10 @@ export class HeardMessages {
       }
       this.running++;
       const timer = setTimeout(() => publish(null), left);
+      this.emulating.set(msg.hash, () => {
+        clearTimeout(timer);
+        publish(null);
+      });
       void this.emulate(msg).catch(() => null).then((trace) => {
         clearTimeout(timer);
         this.running--;
@@ -137,5 +170,14 @@ export class HeardMessages {
     this.outbox.add({ ...pendingOf(msg, trace, seenAt), origin: 'overlay' });
     this.counts.published++;
     if (!trace) this.counts.unemulated++;
+    this.delays.push((this.options.now ?? Date.now)() - seenAt);
+    if (this.delays.length > LEAD_SAMPLES) this.delays.shift();
   }
+}
+
+function quantiles(samples: readonly number[]): { p50: number; p99: number } | null {
+  if (samples.length === 0) return null;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  return { p50: q(0.5), p99: q(0.99) };
 }

@@ -80,6 +80,11 @@ export class LocalTvm {
     return (this.executor ??= Executor.create());
   }
 
+  /** Starts compiling the TVM now, so that the first run does not wait for it. */
+  warm(): void {
+    void this.get().catch(() => {});
+  }
+
   async runGetMethod(account: Account, methodId: number, stack: TupleItem[], ctx: TvmContext): Promise<GetMethodResult> {
     const state = account.storage.state;
     if (state.type !== 'active' || !state.state.code || !state.state.data) throw new Error(`account ${account.addr.toRawString()} has no code to run (${state.type})`);
