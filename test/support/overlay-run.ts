@@ -13,6 +13,7 @@ import path from 'node:path';
 import { beginCell, Cell } from '@ton/core';
 import { spawnService, spawnStandaloneDevnet, type SpawnedDevnet, type SpawnedService } from './service.js';
 import { until } from './webhooks.js';
+import { openSse } from './v2-client.js';
 
 /** A UDP port nobody has bound now on loopback. */
 export async function freeUdpPort(): Promise<number> {
@@ -26,6 +27,8 @@ export async function freeUdpPort(): Promise<number> {
 /** Pending messages as the mempool stream delivers them: message hash → arrival time (ms). */
 export class MempoolReader {
   readonly seen = new Map<string, number>();
+  /** message hash → its BoC (base64) as the stream carried it. */
+  readonly bocs = new Map<string, string>();
   private req?: http.ClientRequest;
 
   static open(url: string): Promise<MempoolReader> {
@@ -46,7 +49,10 @@ export class MempoolReader {
             if (!data) continue;
             const { boc } = JSON.parse(data) as { boc: string };
             const hash = Cell.fromBase64(boc).hash().toString('hex');
-            if (!reader.seen.has(hash)) reader.seen.set(hash, at);
+            if (!reader.seen.has(hash)) {
+              reader.seen.set(hash, at);
+              reader.bocs.set(hash, boc);
+            }
           }
         });
         resolve(reader);
@@ -123,37 +129,43 @@ export function bigPayload(bytes: number): string {
   return cell.toBoc().toString('base64');
 }
 
-const SENDERS = ['faucet', 'alice', 'bob', 'carol', 'dave', 'exchange'];
+/** The wallets sendMessages sends from (and to). */
+export const SENDERS = ['faucet', 'alice', 'bob', 'carol', 'dave', 'exchange'];
+
+/** Transfers in one payout batch (an exchange's v5r1 wallet): about 3 KB, so it travels by FEC. */
+export const BATCH_TRANSFERS = 40;
 
 /**
- * Sends `count` transfers through the devnet (every `largeEvery`-th large: alternately a 1000-character
- * comment and a ~6 KB payload), `concurrency` at a time; returns the admitted message hashes and which were large.
+ * Sends `count` transfers through the devnet (every `largeEvery`-th large: in turn a 1000-character comment,
+ * a ~6 KB payload, and the exchange's payout batch of BATCH_TRANSFERS transfers in one message), `concurrency`
+ * at a time; returns the admitted message hashes and which were large.
  */
-export async function sendMessages(net: OverlayNetwork, count: number, opts: { largeEvery?: number; concurrency?: number } = {}): Promise<{ hashes: string[]; large: Set<string>; sentAt: Map<string, number>; requestedAt: Map<string, number> }> {
+export async function sendMessages(net: OverlayNetwork, count: number, opts: { largeEvery?: number; concurrency?: number } = {}): Promise<{ hashes: string[]; large: Set<string>; sentAt: Map<string, number> }> {
   const hashes: string[] = [];
   const sentAt = new Map<string, number>();
-  const requestedAt = new Map<string, number>();
   const large = new Set<string>();
   let next = 0;
   const one = async (i: number) => {
-    const from = SENDERS[i % SENDERS.length]!;
-    const to = SENDERS[(i + 1) % SENDERS.length]!;
     const big = opts.largeEvery !== undefined && i % opts.largeEvery === opts.largeEvery - 1;
+    const kind = big ? Math.floor(i / opts.largeEvery!) % 3 : -1;
+    const from = kind === 2 ? 'exchange' : SENDERS[i % SENDERS.length]!;
+    const to = SENDERS[(i + 1) % SENDERS.length]!;
     const body: Record<string, unknown> = { from, to, amount: '1000000' };
-    if (big && (i / opts.largeEvery!) % 2 < 1) body.comment = 'x'.repeat(1000);
-    else if (big) body.payload_boc = bigPayload(6000);
-    else body.comment = `overlay ${i}`;
-    const asked = Date.now();
+    if (kind === 0) body.comment = 'x'.repeat(1000);
+    else if (kind === 1) body.payload_boc = bigPayload(6000);
+    else if (kind === 2) {
+      body.comment = `payout ${i}`;
+      body.batch = Array.from({ length: BATCH_TRANSFERS - 1 }, (_, k) => ({ to: SENDERS[k % SENDERS.length]!, amount: '1000000', comment: `payout ${i}.${k + 1}` }));
+    } else body.comment = `overlay ${i}`;
     const { message_hash } = await net.devnetApi<{ message_hash: string }>('/devnet/send', body);
     hashes.push(message_hash);
     sentAt.set(message_hash, Date.now());
-    requestedAt.set(message_hash, asked);
     if (big) large.add(message_hash);
   };
   await Promise.all(Array.from({ length: opts.concurrency ?? 6 }, async () => {
     while (next < count) await one(next++);
   }));
-  return { hashes, large, sentAt, requestedAt };
+  return { hashes, large, sentAt };
 }
 
 /** p-th quantile of a list (nearest rank). */
@@ -162,17 +174,54 @@ export function quantile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
-/** When each devnet masterchain block was first seen (polling `/devnet/info`): seqno → ms. */
-export function watchDevnetBlocks(net: OverlayNetwork, everyMs = 50): { times: Array<{ seqno: number; at: number }>; stop(): void } {
-  const times: Array<{ seqno: number; at: number }> = [];
-  let stopped = false;
-  void (async () => {
-    while (!stopped) {
-      const at = Date.now();
-      const seqno = await net.devnetApi<{ head: { seqno: number } }>('/devnet/info').then((i) => i.head.seqno, () => null);
-      if (seqno !== null && (times.length === 0 || times[times.length - 1]!.seqno < seqno)) times.push({ seqno, at });
-      await new Promise((r) => setTimeout(r, everyMs));
+/**
+ * The service's Streaming v2 events for some accounts (every finality): per trace (normalised external hash,
+ * hex), when each level first arrived on this one connection — so their order is the order the service sent them.
+ */
+export class TraceLevels {
+  readonly arrived = new Map<string, { pending?: number; confirmed?: number; finalized?: number }>();
+  private abort = () => {};
+
+  static async open(url: string, addresses: string[]): Promise<TraceLevels> {
+    const levels = new TraceLevels();
+    const session = await openSse(`${url}/api/streaming/v2/sse`, { types: ['transactions'], addresses, min_finality: 'pending' }, {
+      onEvent: (e) => {
+        const at = Date.now();
+        const norm = e.data.trace_external_hash_norm;
+        const finality = e.data.finality as 'pending' | 'confirmed' | 'finalized' | undefined;
+        if (e.event !== 'event' || typeof norm !== 'string' || !finality) return;
+        const hex = Buffer.from(norm, 'base64').toString('hex');
+        const entry = levels.arrived.get(hex) ?? {};
+        entry[finality] ??= at;
+        levels.arrived.set(hex, entry);
+      },
+    });
+    if (session.status !== 200) throw new Error(`v2 stream: ${session.status} ${JSON.stringify(session.error)}`);
+    levels.abort = () => session.abort();
+    return levels;
+  }
+
+  close(): void {
+    this.abort();
+  }
+}
+
+/** The devnet's own record of a message (GET /devnet/messages/:hash): admitted, its shard block produced, committed (ms). */
+export interface DevnetTimeline {
+  admitted_at_ms: number;
+  block: { workchain: number; shard: string; seqno: number } | null;
+  produced_at_ms: number | null;
+  committed_at_ms: number | null;
+}
+
+export async function devnetTimelines(net: OverlayNetwork, hashes: string[], concurrency = 8): Promise<Map<string, DevnetTimeline>> {
+  const out = new Map<string, DevnetTimeline>();
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < hashes.length) {
+      const h = hashes[next++]!;
+      out.set(h, await net.devnetApi<DevnetTimeline>(`/devnet/messages/${h}`));
     }
-  })();
-  return { times, stop: () => void (stopped = true) };
+  }));
+  return out;
 }
