@@ -129,8 +129,11 @@ export function bigPayload(bytes: number): string {
   return cell.toBoc().toString('base64');
 }
 
-/** The wallets sendMessages sends from (and to). */
-export const SENDERS = ['faucet', 'alice', 'bob', 'carol', 'dave', 'exchange'];
+/** The wallets sendMessages sends from (and to), several a block each. */
+export const SENDERS = ['faucet', 'alice', 'bob', 'carol', 'dave'];
+/** The exchange's payout wallet (v5r1): one batch message at a time; each batch pays PAYEE among others. */
+export const PAYOUT_WALLET = 'exchange';
+export const PAYEE = 'merchant';
 
 /** Transfers in one payout batch (an exchange's v5r1 wallet): about 3 KB, so it travels by FEC. */
 export const BATCH_TRANSFERS = 40;
@@ -140,32 +143,34 @@ export const BATCH_TRANSFERS = 40;
  * a ~6 KB payload, and the exchange's payout batch of BATCH_TRANSFERS transfers in one message), `concurrency`
  * at a time; returns the admitted message hashes and which were large.
  */
-export async function sendMessages(net: OverlayNetwork, count: number, opts: { largeEvery?: number; concurrency?: number } = {}): Promise<{ hashes: string[]; large: Set<string>; sentAt: Map<string, number> }> {
+export async function sendMessages(net: OverlayNetwork, count: number, opts: { largeEvery?: number; concurrency?: number } = {}): Promise<{ hashes: string[]; large: Set<string>; batches: Set<string>; sentAt: Map<string, number> }> {
   const hashes: string[] = [];
   const sentAt = new Map<string, number>();
   const large = new Set<string>();
+  const batches = new Set<string>();
   let next = 0;
   const one = async (i: number) => {
     const big = opts.largeEvery !== undefined && i % opts.largeEvery === opts.largeEvery - 1;
     const kind = big ? Math.floor(i / opts.largeEvery!) % 3 : -1;
-    const from = kind === 2 ? 'exchange' : SENDERS[i % SENDERS.length]!;
+    const from = kind === 2 ? PAYOUT_WALLET : SENDERS[i % SENDERS.length]!;
     const to = SENDERS[(i + 1) % SENDERS.length]!;
     const body: Record<string, unknown> = { from, to, amount: '1000000' };
     if (kind === 0) body.comment = 'x'.repeat(1000);
     else if (kind === 1) body.payload_boc = bigPayload(6000);
     else if (kind === 2) {
       body.comment = `payout ${i}`;
-      body.batch = Array.from({ length: BATCH_TRANSFERS - 1 }, (_, k) => ({ to: SENDERS[k % SENDERS.length]!, amount: '1000000', comment: `payout ${i}.${k + 1}` }));
+      body.batch = Array.from({ length: BATCH_TRANSFERS - 1 }, (_, k) => ({ to: k === 0 ? PAYEE : SENDERS[k % SENDERS.length]!, amount: '1000000', comment: `payout ${i}.${k + 1}` }));
     } else body.comment = `overlay ${i}`;
     const { message_hash } = await net.devnetApi<{ message_hash: string }>('/devnet/send', body);
     hashes.push(message_hash);
     sentAt.set(message_hash, Date.now());
     if (big) large.add(message_hash);
+    if (kind === 2) batches.add(message_hash);
   };
   await Promise.all(Array.from({ length: opts.concurrency ?? 6 }, async () => {
     while (next < count) await one(next++);
   }));
-  return { hashes, large, sentAt };
+  return { hashes, large, batches, sentAt };
 }
 
 /** p-th quantile of a list (nearest rank). */

@@ -152,7 +152,7 @@ export class LiteserverChain implements ChainSource {
   private async startOverlay(settings: NonNullable<LiteserverChainOptions['overlay']>): Promise<void> {
     const memory = settings.limits?.memoryBytes ?? 64 << 20;
     // a pending message waiting for emulation holds its BoC (≤ 64 KiB, mostly < 1 KiB): a quarter of the bound
-    const heard = new HeardMessages(this.outbox, (msg) => this.emulate(msg), {
+    const heard = new HeardMessages(this.outbox, (msg, deadline) => this.emulate(msg, deadline), {
       maxQueued: Math.max(100, Math.floor(memory / 4 / 4096)), concurrency: 4, maxTracked: 100_000, emulationBudgetMs: 200,
     });
     this.heard = heard;
@@ -304,8 +304,8 @@ export class LiteserverChain implements ChainSource {
   }
 
   async emulateMessage(boc: Buffer): Promise<EmulationResult> {
-    const { transactions } = await this.emulate(parseExternalMessage(boc));
-    return { involvedAccounts: [...new Set(transactions.map((t) => t.account))].sort(), transactions };
+    const { transactions, accounts } = await this.emulate(parseExternalMessage(boc));
+    return { involvedAccounts: accounts, transactions };
   }
 
   /**
@@ -328,17 +328,18 @@ export class LiteserverChain implements ChainSource {
 
   /**
    * Runs the message and the internal messages it causes on proven states at the head, hop by hop (at most
-   * MAX_EMULATED_TRANSACTIONS); as on the devnet, only the root decides: a later message that cannot run
-   * ends its branch.
+   * MAX_EMULATED_TRANSACTIONS, and none started after `deadline`, ms); as on the devnet, only the root
+   * decides: a later message that cannot run ends its branch. Accounts: those of the transactions and the
+   * destinations of the messages left unrun.
    */
-  private async emulate(root: ExternalMessage): Promise<{ transactions: TransactionModel[]; opcodes: number[]; truncated: boolean }> {
+  private async emulate(root: ExternalMessage, deadline = Infinity): Promise<{ transactions: TransactionModel[]; opcodes: number[]; truncated: boolean; accounts: string[] }> {
     const { reads } = this.started();
     const head = this.requireHead();
     const header = this.heads!.header!;
     const accounts = new Map<string, { account: Account | null; last: { lt: bigint; hash: Buffer } }>();
     const queue: { cell: Cell; to: string }[] = [{ cell: root.cell, to: root.destination }];
     const transactions: TransactionModel[] = [];
-    while (queue.length > 0 && transactions.length < MAX_EMULATED_TRANSACTIONS) {
+    while (queue.length > 0 && transactions.length < MAX_EMULATED_TRANSACTIONS && (transactions.length === 0 || Date.now() < deadline)) {
       const { cell, to } = queue.shift()!;
       let entry = accounts.get(to);
       if (!entry) {
@@ -363,8 +364,9 @@ export class LiteserverChain implements ChainSource {
     }
     const opcodes = new Set<number>();
     for (const m of [transactions[0]?.inMessage, ...transactions.flatMap((t) => t.outMessages)]) if (m && m.opcode !== null) opcodes.add(m.opcode);
-    // messages still queued: the trace went on past the limit
-    return { transactions, opcodes: [...opcodes].sort((x, y) => x - y), truncated: queue.length > 0 };
+    // messages still queued: the trace went on past the limit or the deadline; their destinations are involved too
+    const involved = [...new Set([...transactions.map((t) => t.account), ...queue.map((m) => m.to)])].sort();
+    return { transactions, opcodes: [...opcodes].sort((x, y) => x - y), truncated: queue.length > 0, accounts: involved };
   }
 
   async sendExternalMessage(boc: Buffer): Promise<{ hash: HashHex }> {

@@ -16,26 +16,32 @@ function extBoc(): { boc: Buffer; hash: string } {
 const landedTx = (hash: string) => ({ inMessage: { hash } }) as unknown as TransactionModel;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function setup(emulate: (hash: string) => Promise<Trace>, opts: Partial<{ maxQueued: number; emulationBudgetMs: number; concurrency: number }> = {}) {
+function setup(emulate: (hash: string, deadline: number) => Promise<Trace>, opts: Partial<{ maxQueued: number; emulationBudgetMs: number; concurrency: number }> = {}) {
   const outbox = new Outbox(60_000);
   const published: PendingMessage[] = [];
   outbox.subscribe((m) => published.push(m));
-  const heard = new HeardMessages(outbox, (msg) => emulate(msg.hash), { maxQueued: 10, concurrency: 2, maxTracked: 100, emulationBudgetMs: 200, ...opts });
+  const heard = new HeardMessages(outbox, (msg, deadline) => emulate(msg.hash, deadline), { maxQueued: 10, concurrency: 2, maxTracked: 100, emulationBudgetMs: 200, ...opts });
   return { heard, published };
 }
-const trace = (account: string): Trace => ({ transactions: [{ account } as TransactionModel], opcodes: [7] });
+const trace = (account: string): Trace => ({ transactions: [{ account } as TransactionModel], opcodes: [7], accounts: [account] });
 
 describe('heard overlay messages', () => {
   it('publishes each once with its trace, counts duplicates and non-messages, measures lead time', async () => {
-    const { heard, published } = setup(async () => trace('0:aa'));
+    const deadlines: number[] = [];
+    const { heard, published } = setup(async (_hash, deadline) => (deadlines.push(deadline), trace('0:aa')));
     const m = extBoc();
-    heard.hear(m.boc, Date.now());
+    const heardAt = Date.now();
+    heard.hear(m.boc, heardAt);
     heard.hear(m.boc, Date.now());
     heard.hear(Buffer.from('not a boc'), Date.now());
     await sleep(20);
     heard.hear(m.boc, Date.now());
     expect(published).toHaveLength(1);
     expect(published[0]).toMatchObject({ hash: m.hash, involvedAccounts: ['0:aa'], opcodes: [7], origin: 'overlay' });
+    // the emulation is told to stop running hops before the budget (200 ms) ends, so a partial trace comes in time
+    expect(deadlines).toHaveLength(1);
+    expect(deadlines[0]! - heardAt).toBeGreaterThan(0);
+    expect(deadlines[0]! - heardAt).toBeLessThan(200);
     await sleep(30);
     heard.landed([landedTx(m.hash)]);
     const s = heard.status();

@@ -6,7 +6,8 @@
 import type { PendingMessage, TransactionModel } from '../model.js';
 import { parseExternalMessage, type ExternalMessage, type Outbox } from './outbox.js';
 
-export type Trace = { transactions: TransactionModel[]; opcodes: number[]; truncated?: boolean };
+/** An emulated trace: its transactions, opcodes, accounts (of its transactions and of the messages it did not run), and whether it was cut short. */
+export type Trace = { transactions: TransactionModel[]; opcodes: number[]; accounts: string[]; truncated?: boolean };
 
 /** The pending message of an external message, with its trace's accounts, opcodes and transactions when it was emulated. */
 export function pendingOf(msg: ExternalMessage, trace: Trace | null, receivedAtMs: number): PendingMessage {
@@ -14,7 +15,7 @@ export function pendingOf(msg: ExternalMessage, trace: Trace | null, receivedAtM
     hash: msg.hash, boc: msg.cell.toBoc().toString('base64'), destination: msg.destination, receivedAt: Math.floor(receivedAtMs / 1000), involvedAccounts: null,
   };
   if (trace) {
-    pending.involvedAccounts = [...new Set(trace.transactions.map((t) => t.account))].sort();
+    pending.involvedAccounts = trace.accounts;
     pending.opcodes = trace.opcodes;
     pending.emulated = { transactions: trace.transactions, truncated: trace.truncated ?? false };
   }
@@ -61,7 +62,8 @@ export class HeardMessages {
 
   constructor(
     private readonly outbox: Outbox,
-    private readonly emulate: (msg: ExternalMessage) => Promise<Trace>,
+    /** Emulates; past `deadline` (ms) it stops after the hop it is in and returns the trace so far. */
+    private readonly emulate: (msg: ExternalMessage, deadline: number) => Promise<Trace>,
     private readonly options: {
       maxQueued: number;
       concurrency: number;
@@ -153,7 +155,8 @@ export class HeardMessages {
         clearTimeout(timer);
         publish(null);
       });
-      void this.emulate(msg).catch(() => null).then((trace) => {
+      // the hops it has not run by then still name their accounts: a batch's payees are matched without their runs
+      void this.emulate(msg, seenAt + this.options.emulationBudgetMs * 0.75).catch(() => null).then((trace) => {
         clearTimeout(timer);
         this.running--;
         publish(trace);
