@@ -39,10 +39,13 @@ const bench: Benchmark = {
       await until(async () => sent.hashes.every((h) => mempool.seen.has(h)), 30_000, 'every message on the mempool stream').catch(() => {});
       for (const [h, boc] of mempool.bocs) norms.set(h, normalizedHashOfMessage(Cell.fromBase64(boc))!);
       await until(async () => sent.hashes.every((h) => { const n = normOf(h); return n !== undefined && levels.arrived.get(n)?.finalized !== undefined; }), 60_000, 'every trace finalized on the v2 stream').catch(() => {});
+      const ended = levels.ended;
       mempool.close();
       levels.close();
       payee.close();
       const overlay = (await net.readyz()).checks.chain.overlay;
+      const metrics = await (await fetch(`${net.service.url}/metrics`)).text();
+      const finalityCounts = metrics.split('\n').filter((l) => /^tonwatch_(finality_(events|reports_ignored)_total|stream_slow_consumer_closes_total)/.test(l)).join(', ');
       const timelines = await devnetTimelines(net, sent.hashes);
       const admitted = new Set(sent.hashes);
       const heard = sent.hashes.filter((h) => mempool.seen.has(h));
@@ -78,7 +81,7 @@ const bench: Benchmark = {
       }).length;
       const rows: BenchRow[] = [
         { metric: `messages whose pending event came before any block event of their trace from the service (of ${count} admitted)`, value: pct(pendingFirst, count), unit: '%', target: '≥ 99.9 %', met: pendingFirst / count >= 0.999,
-          note: `one v2 SSE connection (types transactions, min_finality pending, the sending wallets), so the order is the service's; ${withConfirmed} traces had a confirmed event, the rest finalized only` },
+          note: `one v2 SSE connection (types transactions, min_finality pending, the sending wallets), so the order is the service's; of the traces, ${v2.filter((l) => l.pending !== undefined).length} had a pending event, ${withConfirmed} a confirmed one, ${v2.filter((l) => l.finalized !== undefined).length} a finalized one${ended ? '; the server ended the stream' : ''}${levels.other.length ? `; other frames: ${levels.other.slice(0, 3).join(' | ')}` : ''}; ${finalityCounts}` },
         { metric: 'the same on the mempool stream (/v2/sse/mempool, another connection) against the v2 block events', value: pct(mempoolFirst, count), unit: '%',
           note: 'two connections: the mempool event goes through the event log, the confirmed one does not, so a message published the moment its block was seen can arrive a few ms after' },
         { metric: 'pending before the service\'s finalized event of the trace', value: pct(pendingBeforeFinal, count), unit: '%' },

@@ -185,6 +185,9 @@ export function quantile(values: number[], p: number): number {
  */
 export class TraceLevels {
   readonly arrived = new Map<string, { pending?: number; confirmed?: number; finalized?: number }>();
+  /** Frames that were not events (errors, notices) and whether the server ended the stream. */
+  readonly other: string[] = [];
+  ended = false;
   private abort = () => {};
 
   static async open(url: string, addresses: string[]): Promise<TraceLevels> {
@@ -194,7 +197,10 @@ export class TraceLevels {
         const at = Date.now();
         const norm = e.data.trace_external_hash_norm;
         const finality = e.data.finality as 'pending' | 'confirmed' | 'finalized' | undefined;
-        if (e.event !== 'event' || typeof norm !== 'string' || !finality) return;
+        if (e.event !== 'event' || typeof norm !== 'string' || !finality) {
+          if (e.event !== 'connected') levels.other.push(`${e.event} ${JSON.stringify(e.data).slice(0, 200)}`);
+          return;
+        }
         const hex = Buffer.from(norm, 'base64').toString('hex');
         const entry = levels.arrived.get(hex) ?? {};
         entry[finality] ??= at;
@@ -203,6 +209,7 @@ export class TraceLevels {
     });
     if (session.status !== 200) throw new Error(`v2 stream: ${session.status} ${JSON.stringify(session.error)}`);
     levels.abort = () => session.abort();
+    void session.done.then(() => (levels.ended = true));
     return levels;
   }
 
