@@ -13,6 +13,7 @@ import { FinalityFeed } from '../../pipeline/finality/feed.js';
 import { FinalityTracker } from '../../pipeline/finality/tracker.js';
 import type { ProvisionalEvent } from '../../pipeline/finality/types.js';
 import { normalizedHashOfMessage } from '../message-boc.js';
+import { ChainRejectedError } from '../source.js';
 import { parseGlobalConfig } from '../liteserver/config.js';
 import { createLiteserverChain, type LiteserverChain } from '../liteserver/index.js';
 import { DevnetLiteServer, type DevnetFeed } from './liteserver.js';
@@ -62,8 +63,8 @@ async function follow(feed: DevnetFeed) {
   return { source, seen, follower };
 }
 
-async function transferBoc(): Promise<Buffer> {
-  const alice = devnet.directory.wallets.find((w) => w.name === 'alice')!;
+async function transferBoc(from = 'alice'): Promise<Buffer> {
+  const alice = devnet.directory.wallets.find((w) => w.name === from)!;
   const bob = devnet.directory.wallets.find((w) => w.name === 'bob')!;
   const seqno = walletSeqno(alice.version, devnet.chain.pendingAccount(alice.id).data);
   return (await signedTransfer(alice, { seqno, now: devnet.chain.now(), messages: [internal({ to: bob.address, value: toNano('0.1'), bounce: false })] })).toBoc();
@@ -99,6 +100,22 @@ describe('finality levels over the liteserver protocol against the devnet', () =
     expect(levels[0]).toMatchObject({ involvedAccounts: ids });
     expect(source.status().nonFinal).toMatchObject({ state: 'supported', disproven: 0 });
     expect(source.status().nonFinal.shown).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a wallet\'s second message within a block emulates on the state its first pending message left', async () => {
+    const { source } = await follow(devnet.chain);
+    await source.getMasterchainHead();
+    // seqno n, then n+1 (the devnet's pending state): no block between them, so the proven state knows n only
+    const first = await source.sendExternalMessage(await transferBoc('carol'));
+    const second = await source.sendExternalMessage(await transferBoc('carol'));
+    const ids = ['carol', 'bob'].map((n) => devnet.directory.wallets.find((w) => w.name === n)!.id).sort();
+    const pending = await source.getPendingMessages();
+    expect(pending.find((m) => m.hash === first.hash)).toMatchObject({ involvedAccounts: ids });
+    expect(pending.find((m) => m.hash === second.hash)).toMatchObject({ involvedAccounts: ids });
+    // emulateMessage (no pending message) runs on the proven state only: seqno n+2 is refused there
+    const third = await source.emulateMessage(await transferBoc('carol')).catch((e: Error) => e);
+    expect(third).toBeInstanceOf(ChainRejectedError);
+    await devnet.chain.produceBlock();
   }, 60_000);
 
   it('a server without liteServer.nonfinal.*: finalized only, said in the status, polling stopped', async () => {

@@ -30,7 +30,9 @@ import { BlockWalker, type TrustedMasterchain } from './walk.js';
 const MC_SHARD = -(1n << 63n);
 /** Transactions one emulation may run (a wallet's message and the trace it starts). */
 const MAX_EMULATED_TRANSACTIONS = 32;
-/** Proven account states kept for the emulations of one head. */
+/** An account as an emulation runs it: its state and its last transaction. */
+type EmulatedAccount = { account: Account | null; last: { lt: bigint; hash: Buffer } };
+/** Proven account states kept for the emulations of one head (and wallets' states after their pending messages). */
 const MAX_EMULATION_STATES = 1024;
 /** Libraries a get-method may ask for at run time before it is given up. */
 const MAX_RUNTIME_LIBRARIES = 8;
@@ -108,6 +110,8 @@ export class LiteserverChain implements ChainSource {
   private oldest: { seqno: number; at: number } | null = null;
   private stopped = false;
   private emulationStates: { seqno: number; accounts: Map<string, Promise<ProvenAccountState>> } = { seqno: -1, accounts: new Map() };
+  /** Each wallet's state after the last pending message of it that emulated: its next message runs on it. */
+  private readonly pendingStates = new Map<string, EmulatedAccount>();
 
   constructor(private readonly options: LiteserverChainOptions) {
     if (options.config.liteservers.length === 0) throw new Error('the liteserver config lists no liteservers');
@@ -152,7 +156,7 @@ export class LiteserverChain implements ChainSource {
   private async startOverlay(settings: NonNullable<LiteserverChainOptions['overlay']>): Promise<void> {
     const memory = settings.limits?.memoryBytes ?? 64 << 20;
     // a pending message waiting for emulation holds its BoC (≤ 64 KiB, mostly < 1 KiB): a quarter of the bound
-    const heard = new HeardMessages(this.outbox, (msg, deadline) => this.emulate(msg, deadline), {
+    const heard = new HeardMessages(this.outbox, (msg, deadline) => this.emulate(msg, deadline, true), {
       maxQueued: Math.max(100, Math.floor(memory / 4 / 4096)), concurrency: 4, maxTracked: 100_000, emulationBudgetMs: 200,
     });
     this.heard = heard;
@@ -330,13 +334,15 @@ export class LiteserverChain implements ChainSource {
    * Runs the message and the internal messages it causes on proven states at the head, hop by hop (at most
    * MAX_EMULATED_TRANSACTIONS, and none started after `deadline`, ms); as on the devnet, only the root
    * decides: a later message that cannot run ends its branch. Accounts: those of the transactions and the
-   * destinations of the messages left unrun.
+   * destinations of the messages left unrun. A `pending` message (sent or heard) that its destination refuses
+   * on the proven state runs again on the state the destination's earlier pending message left, as the
+   * devnet's mempool does: a wallet's burst (seqno n, n+1, … within a block) emulates message by message.
    */
-  private async emulate(root: ExternalMessage, deadline = Infinity): Promise<{ transactions: TransactionModel[]; opcodes: number[]; truncated: boolean; accounts: string[] }> {
+  private async emulate(root: ExternalMessage, deadline = Infinity, pending = false): Promise<{ transactions: TransactionModel[]; opcodes: number[]; truncated: boolean; accounts: string[] }> {
     const { reads } = this.started();
     const head = this.requireHead();
     const header = this.heads!.header!;
-    const accounts = new Map<string, { account: Account | null; last: { lt: bigint; hash: Buffer } }>();
+    const accounts = new Map<string, EmulatedAccount>();
     const queue: { cell: Cell; to: string }[] = [{ cell: root.cell, to: root.destination }];
     const transactions: TransactionModel[] = [];
     while (queue.length > 0 && transactions.length < MAX_EMULATED_TRANSACTIONS && (transactions.length === 0 || Date.now() < deadline)) {
@@ -350,13 +356,25 @@ export class LiteserverChain implements ChainSource {
       }
       const ctx = { ...(await reads.tvmContext(head, header, entry.account ? codeAndData(entry.account) : [])), lt: header.endLt + 1_000n * BigInt(transactions.length + 1) };
       let run;
+      let lt = ctx.lt;
       try {
         run = await this.tvm.runTransaction(accountToAddress(to), entry.account, entry.last, cell, ctx);
       } catch (err) {
-        if (transactions.length === 0) throw new ChainRejectedError(`the message cannot be emulated: ${(err as Error).message}`, 'emulation_failed');
-        continue;
+        const earlier = pending && transactions.length === 0 ? this.pendingStates.get(to) : undefined;
+        if (earlier) {
+          lt = ctx.lt > earlier.last.lt ? ctx.lt : earlier.last.lt + 1_000n;
+          run = await this.tvm.runTransaction(accountToAddress(to), earlier.account, earlier.last, cell, { ...ctx, lt }).catch(() => undefined);
+        }
+        if (!run && transactions.length === 0) throw new ChainRejectedError(`the message cannot be emulated: ${(err as Error).message}`, 'emulation_failed');
+        if (!run) continue;
       }
-      accounts.set(to, { account: run.account, last: { lt: ctx.lt, hash: run.transaction.hash() } });
+      const after: EmulatedAccount = { account: run.account, last: { lt, hash: run.transaction.hash() } };
+      accounts.set(to, after);
+      if (pending && transactions.length === 0) {
+        this.pendingStates.delete(to);
+        this.pendingStates.set(to, after);
+        if (this.pendingStates.size > MAX_EMULATION_STATES) this.pendingStates.delete(this.pendingStates.keys().next().value!);
+      }
       transactions.push(decodeTransaction(run.transaction, { block: { workchain: Number(to.split(':')[0]), shard: '8000000000000000', seqno: 0 }, mcSeqno: head.seqno }));
       for (const out of loadTransaction(run.transaction.beginParse()).outMessages.values()) {
         if (out.info.type === 'internal') queue.push({ cell: beginCell().store(storeMessage(out)).endCell(), to: addressToRaw(out.info.dest) });
@@ -387,7 +405,7 @@ export class LiteserverChain implements ChainSource {
       }
     }
     // The accounts and opcodes of its trace, for filtered mempool streams; the validators decide, not this.
-    const trace = await this.emulate(msg).catch(() => null);
+    const trace = await this.emulate(msg, Infinity, true).catch(() => null);
     this.outbox.add(pendingOf(msg, trace, Date.now()));
     this.options.log?.('info', 'external message sent', { hash: msg.hash, servers: reached });
     return { hash: msg.hash };
