@@ -96,8 +96,8 @@ const bench: Benchmark = {
         { metric: 'heard → published (the service\'s own measure), p50', value: overlay.publish_ms?.p50 ?? NaN, unit: 'ms', note: `p99 ${overlay.publish_ms?.p99 ?? NaN} ms` },
         { metric: `payout batches on the payee's filtered stream before any block event (of ${sent.batches.size})`, value: pct(payeeFirst, sent.batches.size), unit: '%',
           note: `v2 stream filtered on ${PAYEE}, one of the ${BATCH_TRANSFERS} payees of each batch from the ${PAYOUT_WALLET} wallet (one message at a time, ~3 KB, by FEC): the pending event reaches it only when the batch was emulated within the budget` },
-        { metric: 'published with a trace (emulated on proven state)', value: pct(overlay.pending.published - overlay.pending.unemulated, overlay.pending.published), unit: '%',
-          note: `${overlay.pending.flushed} published before their emulation ended because a non-final block held them; the rest without a trace: a wallet message whose seqno is ahead of the proven state (the second and later of a wallet's burst within one block) is refused by the wallet's code` },
+        { metric: 'published with a trace (emulated on proven state, or on the state the wallet\'s previous pending message left)', value: pct(overlay.pending.published - overlay.pending.unemulated, overlay.pending.published), unit: '%',
+          note: `${overlay.pending.flushed} published before their emulation ended because a non-final block held them; the rest without a trace: refused by the wallet's code on both states (its seqno ahead of the proven state while its predecessor was not emulated first: heard out of order — a FEC message arrives later than a simple one sent after it — or itself unemulated), or past the budget; the senders send several messages a block each` },
         { metric: 'lead time heard → block walked, p50', value: overlay.lead_ms?.p50 ?? NaN, unit: 'ms', note: `p99 ${overlay.lead_ms?.p99 ?? NaN} ms; the service's own measure (/readyz, tonwatch_overlay_lead_seconds), which includes how far its follower lags; sent in ${sendSeconds.toFixed(1)} s` },
       ];
       return rows;

@@ -8,9 +8,9 @@ import type { PendingMessage, TransactionModel } from '../model.js';
 import { HeardMessages, type Trace } from './heard.js';
 import { Outbox } from './outbox.js';
 
-function extBoc(): { boc: Buffer; hash: string } {
-  const info = { type: 'external-in' as const, dest: new Address(0, randomBytes(32)), importFee: 0n };
-  const cell = beginCell().store(storeMessage({ info, body: beginCell().storeUint(7, 32).endCell() })).endCell();
+function extBoc(dest = new Address(0, randomBytes(32))): { boc: Buffer; hash: string } {
+  const info = { type: 'external-in' as const, dest, importFee: 0n };
+  const cell = beginCell().store(storeMessage({ info, body: beginCell().storeUint(randomBytes(4).readUInt32BE(0), 32).endCell() })).endCell();
   return { boc: cell.toBoc(), hash: cell.hash().toString('hex') };
 }
 const landedTx = (hash: string) => ({ inMessage: { hash } }) as unknown as TransactionModel;
@@ -79,6 +79,26 @@ describe('heard overlay messages', () => {
     expect(published.map((p) => [p.hash, p.involvedAccounts])).toEqual([[a!.hash, null], [b!.hash, null], [c!.hash, ['0:dd']]]);
     heard.inBlock([landedTx(c!.hash)]);
     expect(heard.status()).toMatchObject({ published: 3, unemulated: 2, flushed: 2, queued: 0 });
+  });
+
+  it('one emulation per destination at a time: a wallet\'s second message waits for its first, others pass it', async () => {
+    const started: string[] = [];
+    const ends = new Map<string, () => void>();
+    const { heard, published } = setup((hash) => new Promise<Trace>((resolve) => {
+      started.push(hash);
+      ends.set(hash, () => resolve(trace('0:ee')));
+    }), { emulationBudgetMs: 60_000, concurrency: 2 });
+    const wallet = new Address(0, randomBytes(32));
+    const [a1, a2, b] = [extBoc(wallet), extBoc(wallet), extBoc()];
+    for (const m of [a1, a2, b]) heard.hear(m!.boc, Date.now());
+    expect(started).toEqual([a1!.hash, b!.hash]);
+    ends.get(a1!.hash)!();
+    await sleep(20);
+    expect(started).toEqual([a1!.hash, b!.hash, a2!.hash]);
+    ends.get(b!.hash)!();
+    ends.get(a2!.hash)!();
+    await sleep(20);
+    expect(published.map((p) => p.hash)).toEqual([a1!.hash, b!.hash, a2!.hash]);
   });
 
   it('a block that holds the message before its emulation ends: never published; a full queue drops', async () => {

@@ -52,6 +52,8 @@ export class HeardMessages {
   private readonly queuedHashes = new Set<string>();
   /** Messages being emulated → their publication without a trace (a block holding them came first). */
   private readonly emulating = new Map<string, () => void>();
+  /** Destinations with an emulation running. */
+  private readonly busy = new Set<string>();
   /** Heard message hash → when it was heard, until a block holds it (bounded like the outbox). */
   private readonly seen = new Map<string, number>();
   private readonly leads: number[] = [];
@@ -133,8 +135,21 @@ export class HeardMessages {
 
   private pump(): void {
     const now = this.options.now ?? Date.now;
-    while (this.running < this.options.concurrency && this.queue.length > 0) {
-      const { msg, seenAt } = this.queue.shift()!;
+    // past the budget while waiting for a turn: published now, without a trace
+    for (let i = 0; i < this.queue.length; ) {
+      const q = this.queue[i]!;
+      if (q.seenAt + this.options.emulationBudgetMs > now()) i++;
+      else {
+        this.queue.splice(i, 1);
+        this.queuedHashes.delete(q.msg.hash);
+        this.publish(q.msg, null, q.seenAt);
+      }
+    }
+    while (this.running < this.options.concurrency) {
+      // one emulation per destination at a time: a wallet's next message runs on the state its previous one left
+      const next = this.queue.findIndex((q) => !this.busy.has(q.msg.destination));
+      if (next < 0) break;
+      const [{ msg, seenAt }] = this.queue.splice(next, 1) as [{ msg: ExternalMessage; seenAt: number }];
       let done = false;
       // Filters want the trace, but a pending message is worth most before its block: past the budget it goes without.
       const publish = (trace: Trace | null) => {
@@ -150,6 +165,7 @@ export class HeardMessages {
         continue;
       }
       this.running++;
+      this.busy.add(msg.destination);
       const timer = setTimeout(() => publish(null), left);
       this.emulating.set(msg.hash, () => {
         clearTimeout(timer);
@@ -159,6 +175,7 @@ export class HeardMessages {
       void this.emulate(msg, seenAt + this.options.emulationBudgetMs * 0.75).catch(() => null).then((trace) => {
         clearTimeout(timer);
         this.running--;
+        this.busy.delete(msg.destination);
         publish(trace);
         this.pump();
       });
