@@ -185,6 +185,8 @@ export function quantile(values: number[], p: number): number {
  */
 export class TraceLevels {
   readonly arrived = new Map<string, { pending?: number; confirmed?: number; finalized?: number }>();
+  /** Traces whose pending event carried emulated transactions. */
+  readonly emulated = new Set<string>();
   /** Frames that were not events (errors, notices) and whether the server ended the stream. */
   readonly other: string[] = [];
   ended = false;
@@ -202,6 +204,7 @@ export class TraceLevels {
           return;
         }
         const hex = Buffer.from(norm, 'base64').toString('hex');
+        if (finality === 'pending' && Array.isArray(e.data.transactions) && e.data.transactions.length > 0) levels.emulated.add(hex);
         const entry = levels.arrived.get(hex) ?? {};
         entry[finality] ??= at;
         levels.arrived.set(hex, entry);

@@ -334,7 +334,7 @@ export class LiteserverChain implements ChainSource {
    * Runs the message and the internal messages it causes on proven states at the head, hop by hop (at most
    * MAX_EMULATED_TRANSACTIONS, and none started after `deadline`, ms); as on the devnet, only the root
    * decides: a later message that cannot run ends its branch. Accounts: those of the transactions and the
-   * destinations of the messages left unrun. A `pending` message (sent or heard) that its destination refuses
+   * destinations of the messages left unrun or that could not run (the message still reaches them). A `pending` message (sent or heard) that its destination refuses
    * on the proven state runs again on the state the destination's earlier pending message left, as the
    * devnet's mempool does: a wallet's burst (seqno n, n+1, … within a block) emulates message by message.
    */
@@ -345,11 +345,19 @@ export class LiteserverChain implements ChainSource {
     const accounts = new Map<string, EmulatedAccount>();
     const queue: { cell: Cell; to: string }[] = [{ cell: root.cell, to: root.destination }];
     const transactions: TransactionModel[] = [];
+    /** Destinations whose message could not run here: the message still goes to them. */
+    const refused: string[] = [];
     while (queue.length > 0 && transactions.length < MAX_EMULATED_TRANSACTIONS && (transactions.length === 0 || Date.now() < deadline)) {
       const { cell, to } = queue.shift()!;
       let entry = accounts.get(to);
       if (!entry) {
-        const proven = await this.accountForEmulation(to, head);
+        const read = this.accountForEmulation(to, head);
+        // past the root, a hop whose state is not read by the deadline is left unrun (its account still named)
+        const proven = transactions.length === 0 ? await read : await beforeDeadline(read, deadline);
+        if (proven === undefined) {
+          queue.unshift({ cell, to });
+          break;
+        }
         entry = proven.kind === 'exists'
           ? { account: parseAccount(proven.state), last: { lt: proven.lastTransLt, hash: Buffer.from(proven.lastTransHash, 'hex') } }
           : { account: null, last: { lt: 0n, hash: Buffer.alloc(32) } };
@@ -366,7 +374,10 @@ export class LiteserverChain implements ChainSource {
           run = await this.tvm.runTransaction(accountToAddress(to), earlier.account, earlier.last, cell, { ...ctx, lt }).catch(() => undefined);
         }
         if (!run && transactions.length === 0) throw new ChainRejectedError(`the message cannot be emulated: ${(err as Error).message}`, 'emulation_failed');
-        if (!run) continue;
+        if (!run) {
+          refused.push(to);
+          continue;
+        }
       }
       const after: EmulatedAccount = { account: run.account, last: { lt, hash: run.transaction.hash() } };
       accounts.set(to, after);
@@ -383,7 +394,7 @@ export class LiteserverChain implements ChainSource {
     const opcodes = new Set<number>();
     for (const m of [transactions[0]?.inMessage, ...transactions.flatMap((t) => t.outMessages)]) if (m && m.opcode !== null) opcodes.add(m.opcode);
     // messages still queued: the trace went on past the limit or the deadline; their destinations are involved too
-    const involved = [...new Set([...transactions.map((t) => t.account), ...queue.map((m) => m.to)])].sort();
+    const involved = [...new Set([...transactions.map((t) => t.account), ...refused, ...queue.map((m) => m.to)])].sort();
     return { transactions, opcodes: [...opcodes].sort((x, y) => x - y), truncated: queue.length > 0, accounts: involved };
   }
 
@@ -504,4 +515,16 @@ export class LiteserverChain implements ChainSource {
 function codeAndData(account: Account): Cell[] {
   const st = account.storage.state;
   return st.type === 'active' ? [st.state.code, st.state.data].filter((c): c is Cell => !!c) : [];
+}
+
+/** The promise's value, or undefined once `deadline` (ms since the epoch) passes first. */
+async function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
+  if (deadline === Infinity) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
