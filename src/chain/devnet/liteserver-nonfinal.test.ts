@@ -3,7 +3,7 @@
 // id), so a trace sent through the liteserver source is seen pending, confirmed, then finalized; a server
 // that refuses the method leaves the source finalized-only, said in its status, without polling forever.
 import pino from 'pino';
-import { Cell, internal, toNano } from '@ton/core';
+import { Address, Cell, internal, toNano } from '@ton/core';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { openTestDevnet, type TestDevnet } from '../../../test/support/devnet.js';
 import { dropTestStore, openTestStore } from '../../../test/support/stores.js';
@@ -116,6 +116,19 @@ describe('finality levels over the liteserver protocol against the devnet', () =
     const third = await source.emulateMessage(await transferBoc('carol')).catch((e: Error) => e);
     expect(third).toBeInstanceOf(ChainRejectedError);
     await devnet.chain.produceBlock();
+  }, 60_000);
+
+  it('a payout batch past the emulation\'s 32 transactions: every payee is named, those left unrun too', async () => {
+    const { source } = await follow(devnet.chain);
+    await source.getMasterchainHead();
+    const exchange = devnet.directory.wallets.find((w) => w.name === 'exchange')!;
+    const payees = Array.from({ length: 40 }, (_, i) => `0:${(i + 1).toString(16).padStart(64, '0')}`);
+    const seqno = walletSeqno(exchange.version, devnet.chain.pendingAccount(exchange.id).data);
+    const messages = payees.map((to) => internal({ to: Address.parseRaw(to), value: toNano('0.001'), bounce: false }));
+    const boc = (await signedTransfer(exchange, { seqno, now: devnet.chain.now(), messages })).toBoc();
+    const emulated = await source.emulateMessage(boc);
+    expect(emulated.transactions.length).toBe(32);
+    expect(emulated.involvedAccounts).toEqual([exchange.id, ...payees].sort());
   }, 60_000);
 
   it('a server without liteServer.nonfinal.*: finalized only, said in the status, polling stopped', async () => {
