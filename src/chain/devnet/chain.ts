@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cell, type TupleItem } from '@ton/core';
+import { LRUCache } from 'lru-cache';
 import { parseAccountId } from '../address.js';
 import { decodeTransaction } from '../decode/transaction.js';
 import type { AccountId, AccountState, BlockHeader, FinalizedBlock, HashHex, PendingMessage, SourcedTransaction, TransactionModel } from '../model.js';
@@ -105,7 +106,7 @@ export class DevnetChain implements ChainSource {
   private candidateLoses = false;
   private readonly headListeners = new Set<(seqno: number) => void>();
   private readonly pendingListeners = new Set<(message: PendingMessage) => void>();
-  private readonly timelines = new Map<string, MessageTimeline>();
+  private readonly timelines = new LRUCache<string, MessageTimeline>({ max: TIMELINE_LIMIT });
   /** The admitted messages of each shown shard block (by root hash), until its masterchain block is sealed. */
   private readonly shownMessages = new Map<string, string[]>();
   private readonly nonFinalListeners = new Set<(block: NonFinalBlock) => void>();
@@ -294,7 +295,7 @@ export class DevnetChain implements ChainSource {
     const shownAt = this.clock();
     const admitted: string[] = [];
     for (const t of shardTransactions) {
-      const timeline = t.inMessage ? this.timelines.get(t.inMessage.hash) : undefined;
+      const timeline = t.inMessage ? this.timelines.peek(t.inMessage.hash) : undefined;
       if (!timeline) continue;
       Object.assign(timeline, { block: { workchain, shard, seqno }, producedAtMs: shownAt });
       admitted.push(t.inMessage!.hash);
@@ -363,7 +364,7 @@ export class DevnetChain implements ChainSource {
     this.head = tick.masterchain;
     const committedAt = this.clock();
     for (const hash of this.shownMessages.get(tick.shard.rootHash) ?? []) {
-      const timeline = this.timelines.get(hash);
+      const timeline = this.timelines.peek(hash);
       if (timeline) timeline.committedAtMs = committedAt;
     }
     this.shownMessages.clear();
@@ -521,7 +522,6 @@ export class DevnetChain implements ChainSource {
     };
     const seq = storage.addToMempool(pending, message.cell.toBoc());
     this.timelines.set(message.hash, { admittedAtMs: this.clock(), block: null, producedAtMs: null, committedAtMs: null });
-    if (this.timelines.size > TIMELINE_LIMIT) this.timelines.delete(this.timelines.keys().next().value!);
     // a competing message's effects stay out of the speculative state: at most one of them can land
     this.mempool.add({ pending, message, seq }, competing ? null : trace);
     // decoded once for every listener, and only when someone listens
@@ -600,7 +600,7 @@ export class DevnetChain implements ChainSource {
 
   /** When an external message this process admitted was admitted, put in a block and committed; null when unknown. */
   messageTimeline(hash: HashHex): MessageTimeline | null {
-    const t = this.timelines.get(hash.toLowerCase());
+    const t = this.timelines.peek(hash.toLowerCase());
     return t ? { ...t, block: t.block && { ...t.block } } : null;
   }
 

@@ -4,6 +4,7 @@
 // config are proven against the head; get-methods and emulation run locally on proven inputs (tvm.ts).
 // A reply that fails a check demotes its server (counted) and the call goes to another.
 import { beginCell, loadTransaction, storeMessage, type Account, type Cell, type TupleItem } from '@ton/core';
+import { LRUCache } from 'lru-cache';
 import { accountToAddress, addressToRaw } from '../address.js';
 import { decodeTransaction } from '../decode/transaction.js';
 import { methodId } from '../method-id.js';
@@ -109,9 +110,9 @@ export class LiteserverChain implements ChainSource {
   private lastWalked: TrustedMasterchain | null = null;
   private oldest: { seqno: number; at: number } | null = null;
   private stopped = false;
-  private emulationStates: { seqno: number; accounts: Map<string, Promise<ProvenAccountState>> } = { seqno: -1, accounts: new Map() };
+  private emulationStates = { seqno: -1, accounts: new LRUCache<string, Promise<ProvenAccountState>>({ max: MAX_EMULATION_STATES }) };
   /** Each wallet's state after the last pending message of it that emulated: its next message runs on it. */
-  private readonly pendingStates = new Map<string, EmulatedAccount>();
+  private readonly pendingStates = new LRUCache<string, EmulatedAccount>({ max: MAX_EMULATION_STATES });
 
   constructor(private readonly options: LiteserverChainOptions) {
     if (options.config.liteservers.length === 0) throw new Error('the liteserver config lists no liteservers');
@@ -317,15 +318,14 @@ export class LiteserverChain implements ChainSource {
    * (an exchange's payouts) reads its state once, not once per message.
    */
   private accountForEmulation(address: AccountId, head: BlockIdExt): Promise<ProvenAccountState> {
-    if (this.emulationStates.seqno !== head.seqno) this.emulationStates = { seqno: head.seqno, accounts: new Map() };
+    if (this.emulationStates.seqno !== head.seqno) this.emulationStates = { seqno: head.seqno, accounts: new LRUCache({ max: MAX_EMULATION_STATES }) };
     const states = this.emulationStates.accounts;
-    let state = states.get(address);
+    let state = states.peek(address);
     if (!state) {
       state = this.started().reads.account(address, head);
       states.set(address, state);
       // a failed read is not kept: the next message asks again
-      void state.catch(() => states.get(address) === state && states.delete(address));
-      if (states.size > MAX_EMULATION_STATES) states.delete(states.keys().next().value!);
+      void state.catch(() => states.peek(address) === state && states.delete(address));
     }
     return state;
   }
@@ -368,7 +368,7 @@ export class LiteserverChain implements ChainSource {
       try {
         run = await this.tvm.runTransaction(accountToAddress(to), entry.account, entry.last, cell, ctx);
       } catch (err) {
-        const earlier = pending && transactions.length === 0 ? this.pendingStates.get(to) : undefined;
+        const earlier = pending && transactions.length === 0 ? this.pendingStates.peek(to) : undefined;
         if (earlier) {
           lt = ctx.lt > earlier.last.lt ? ctx.lt : earlier.last.lt + 1_000n;
           run = await this.tvm.runTransaction(accountToAddress(to), earlier.account, earlier.last, cell, { ...ctx, lt }).catch(() => undefined);
@@ -382,9 +382,7 @@ export class LiteserverChain implements ChainSource {
       const after: EmulatedAccount = { account: run.account, last: { lt, hash: run.transaction.hash() } };
       accounts.set(to, after);
       if (pending && transactions.length === 0) {
-        this.pendingStates.delete(to);
         this.pendingStates.set(to, after);
-        if (this.pendingStates.size > MAX_EMULATION_STATES) this.pendingStates.delete(this.pendingStates.keys().next().value!);
       }
       transactions.push(decodeTransaction(run.transaction, { block: { workchain: Number(to.split(':')[0]), shard: '8000000000000000', seqno: 0 }, mcSeqno: head.seqno }));
       for (const out of loadTransaction(run.transaction.beginParse()).outMessages.values()) {

@@ -3,6 +3,7 @@
 // process sends (for the accounts and opcodes filtered mempool streams need), then put in the outbox, which
 // publishes it to the mempool stream and webhooks. A bounded queue in front of emulation: a flood past it
 // is dropped and counted. When a walked block holds a heard message, its lead time (heard → walked) is kept.
+import { LRUCache } from 'lru-cache';
 import type { PendingMessage, TransactionModel } from '../model.js';
 import { parseExternalMessage, type ExternalMessage, type Outbox } from './outbox.js';
 
@@ -55,7 +56,7 @@ export class HeardMessages {
   /** Destinations with an emulation running. */
   private readonly busy = new Set<string>();
   /** Heard message hash → when it was heard, until a block holds it (bounded like the outbox). */
-  private readonly seen = new Map<string, number>();
+  private readonly seen: LRUCache<string, number>;
   private readonly leads: number[] = [];
   private readonly delays: number[] = [];
   private readonly late = new Set<string>();
@@ -74,7 +75,9 @@ export class HeardMessages {
       emulationBudgetMs: number;
       now?: () => number;
     },
-  ) {}
+  ) {
+    this.seen = new LRUCache({ max: options.maxTracked });
+  }
 
   hear(boc: Buffer, seenAt: number): void {
     let msg: ExternalMessage;
@@ -120,7 +123,7 @@ export class HeardMessages {
     for (const tx of transactions) {
       // a block held it before its emulation ended: it is no longer pending
       if (tx.inMessage && this.queuedHashes.has(tx.inMessage.hash)) this.late.add(tx.inMessage.hash);
-      const at = tx.inMessage ? this.seen.get(tx.inMessage.hash) : undefined;
+      const at = tx.inMessage ? this.seen.peek(tx.inMessage.hash) : undefined;
       if (at === undefined) continue;
       this.seen.delete(tx.inMessage!.hash);
       this.counts.landed++;
@@ -186,7 +189,6 @@ export class HeardMessages {
     if (this.late.delete(msg.hash)) return void this.counts.late++;
     if (this.outbox.has(msg.hash)) return void this.counts.duplicate++;
     this.seen.set(msg.hash, seenAt);
-    if (this.seen.size > this.options.maxTracked) this.seen.delete(this.seen.keys().next().value!);
     this.outbox.add({ ...pendingOf(msg, trace, seenAt), origin: 'overlay' });
     this.counts.published++;
     if (!trace) this.counts.unemulated++;
