@@ -12,18 +12,10 @@ import { jettonWalletOf } from '../../src/chain/devnet/inputs.js';
 import { normalizedHashOfMessage } from '../../src/chain/message-boc.js';
 import type { TransactionModel } from '../../src/chain/model.js';
 import { traceOf, transactionsAfter } from '../support/devnet.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { openSse, type V2Event } from '../support/v2-client.js';
+import { b64, startV2Devnet, until, v3 } from '../support/v2-devnet.js';
 
-const until = async (cond: () => boolean, what: () => unknown, ms = 30_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out; saw ${JSON.stringify(what())}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
-const v3 = (raw: string) => raw.replace(/:(.*)$/, (_m, h: string) => ':' + h.toUpperCase());
 type Node = { tx_hash: string; in_msg_hash?: string; children: Node[] };
 const flatten = (n: Node): string[] => [n.tx_hash, ...n.children.flatMap(flatten)];
 const events = (list: V2Event[], type: string, norm: string) => list.filter((e) => e.event === 'event' && e.data.type === type && e.data.trace_external_hash_norm === norm);
@@ -46,14 +38,8 @@ describe('streaming v2 trace and actions of whole traces on the devnet', () => {
   /** The trace's transactions as the chain has them, by following out-messages to the transactions they became. */
   const chainTrace = async (afterSeqno: number, root: string): Promise<TransactionModel[]> => traceOf(await transactionsAfter(chain, afterSeqno), root);
 
-  beforeAll(async () => {
-    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '300' } });
-    key = await svc.key('streaming');
-    chain = svc.source as DevnetChain;
-  }, 120_000);
-  afterAll(async () => {
-    await svc?.close();
-  });
+  beforeAll(async () => void ({ svc, key, chain } = await startV2Devnet()), 120_000);
+  afterAll(() => svc?.close());
 
   it('a TON transfer: one finalized actions (ton_transfer) and one trace with every transaction, in the completing block', async () => {
     const [alice, bob] = [wallet('alice'), wallet('bob')];

@@ -7,17 +7,10 @@ import { Cell, internal, loadTransaction, toNano } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetChain } from '../../src/chain/devnet/chain.js';
 import { signedTransfer, walletSeqno } from '../../src/chain/devnet/wallets.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { openSse, openWs } from '../support/v2-client.js';
+import { startV2Devnet, until, v3 } from '../support/v2-devnet.js';
 
-const until = async (cond: () => boolean, what: () => unknown, ms = 30_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out; saw ${JSON.stringify(what()).slice(0, 4000)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const v3 = (raw: string) => raw.replace(/:(.*)$/, (_m, h: string) => ':' + h.toUpperCase());
 
 /** A notification as it arrived, with the devnet's finalized masterchain head at that moment. */
 interface Arrival {
@@ -30,14 +23,8 @@ describe('streaming v2 confirmed account states on the devnet', () => {
   let key: string;
   let chain: DevnetChain;
 
-  beforeAll(async () => {
-    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '2000' } });
-    key = await svc.key('streaming');
-    chain = svc.source as DevnetChain;
-  }, 120_000);
-  afterAll(async () => {
-    await svc?.close();
-  });
+  beforeAll(async () => void ({ svc, key, chain } = await startV2Devnet(2000)), 120_000);
+  afterAll(() => svc?.close());
 
   it('a TON transfer: the sender state confirmed before its block is final, then finalized, both the state that transaction left', async () => {
     const carol = chain.directory!.wallets.find((w) => w.name === 'carol')!;

@@ -10,31 +10,17 @@ import { toFriendly } from '../../src/chain/address.js';
 import { jettonWalletBalance } from '../../src/chain/jetton.js';
 import { jettonWalletOf } from '../../src/chain/devnet/inputs.js';
 import type { DevnetChain } from '../../src/chain/devnet/chain.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { openSse, openWs, type V2Event } from '../support/v2-client.js';
-
-const until = async (cond: () => boolean, what: () => unknown, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out; saw ${JSON.stringify(what())}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const v3 = (raw: string) => raw.replace(/:(.*)$/, (_m, h: string) => ':' + h.toUpperCase());
+import { startV2Devnet, until, v3 } from '../support/v2-devnet.js';
 
 describe('streaming v2 address book and metadata on the devnet', () => {
   let svc: TestService;
   let key: string;
   let chain: DevnetChain;
 
-  beforeAll(async () => {
-    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '300' } });
-    key = await svc.key('streaming');
-    chain = svc.source as DevnetChain;
-  }, 120_000);
-  afterAll(async () => {
-    await svc?.close();
-  });
+  beforeAll(async () => void ({ svc, key, chain } = await startV2Devnet()), 120_000);
+  afterAll(() => svc?.close());
 
   it('a transfer to a jetton master: address_book and metadata for the accounts each notification mentions', async () => {
     const alice = chain.directory!.wallets.find((w) => w.name === 'alice')!;

@@ -14,8 +14,9 @@ import { jettonWalletOf } from '../../src/chain/devnet/inputs.js';
 import { signedTransfer, walletSeqno, type DevnetWallet } from '../../src/chain/devnet/wallets.js';
 import { jettonWalletBalance } from '../../src/chain/jetton.js';
 import { normalizedHashOfMessage } from '../../src/chain/message-boc.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { openSse, openWs, type V2Event, type WsSession } from '../support/v2-client.js';
+import { b64, startV2Devnet, until, v3 } from '../support/v2-devnet.js';
 
 // ---- The documented examples, as data (values are the docs' own, placeholders included) ----
 
@@ -137,15 +138,6 @@ function shapeErrors(actual: unknown, example: Record<string, unknown>, finaliti
 
 // ---- The devnet ----
 
-const until = async (cond: () => boolean, what: () => unknown, ms = 30_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out; saw ${JSON.stringify(what()).slice(0, 4000)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
-const v3 = (raw: string) => raw.replace(/:(.*)$/, (_m, h: string) => ':' + h.toUpperCase());
 /** A documented example with its placeholders replaced by real values. */
 const fill = <T>(example: T, values: Record<string, unknown>): T => JSON.parse(JSON.stringify(example), (_k, v) => (typeof v === 'string' && v in values ? values[v] : v)) as T;
 
@@ -174,14 +166,8 @@ describe('streaming v2: the documented examples, reproduced on the devnet', () =
     return txs.map((t) => loadTransaction(Cell.fromBase64(t.boc).beginParse()).stateUpdate.newHash.toString('base64'));
   }
 
-  beforeAll(async () => {
-    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '300' } });
-    key = await svc.key('streaming');
-    chain = svc.source as DevnetChain;
-  }, 120_000);
-  afterAll(async () => {
-    await svc?.close();
-  });
+  beforeAll(async () => void ({ svc, key, chain } = await startV2Devnet()), 120_000);
+  afterAll(() => svc?.close());
 
   it('SSE and WebSocket request examples are accepted as documented; transactions, trace and account_state_change reproduce their examples', async () => {
     const [alice, bob] = [wallet('alice'), wallet('bob')];

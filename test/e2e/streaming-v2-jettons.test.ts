@@ -9,17 +9,10 @@ import { jettonWalletBalance } from '../../src/chain/jetton.js';
 import { jettonWalletOf } from '../../src/chain/devnet/inputs.js';
 import type { DevnetChain } from '../../src/chain/devnet/chain.js';
 import type { DevnetWallet } from '../../src/chain/devnet/wallets.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { openSse, type V2Event } from '../support/v2-client.js';
+import { startV2Devnet, until, v3 } from '../support/v2-devnet.js';
 
-const until = async (cond: () => boolean, what: () => unknown, ms = 30_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out; saw ${JSON.stringify(what())}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const v3 = (raw: string) => raw.replace(/:(.*)$/, (_m, h: string) => ':' + h.toUpperCase());
 type Json = Record<string, any>;
 
 describe('streaming v2 jettons_change on every jetton wallet transaction (devnet)', () => {
@@ -27,14 +20,8 @@ describe('streaming v2 jettons_change on every jetton wallet transaction (devnet
   let key: string;
   let chain: DevnetChain;
 
-  beforeAll(async () => {
-    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '300' } });
-    key = await svc.key('streaming');
-    chain = svc.source as DevnetChain;
-  }, 120_000);
-  afterAll(async () => {
-    await svc?.close();
-  });
+  beforeAll(async () => void ({ svc, key, chain } = await startV2Devnet()), 120_000);
+  afterAll(() => svc?.close());
 
   const wallet = (name: string): DevnetWallet => chain.directory!.wallets.find((w) => w.name === name)!;
   const jettons = (events: V2Event[]) => events.filter((e) => e.event === 'event' && e.data.type === 'jettons_change' && e.data.finality === 'finalized').map((e) => e.data.jetton as Json);

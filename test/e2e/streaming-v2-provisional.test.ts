@@ -11,18 +11,10 @@ import { jettonWalletOf } from '../../src/chain/devnet/inputs.js';
 import type { DevnetChain } from '../../src/chain/devnet/chain.js';
 import { signedTransfer, walletSeqno } from '../../src/chain/devnet/wallets.js';
 import { normalizedHashOfMessage } from '../../src/chain/message-boc.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { openSse, type V2Event } from '../support/v2-client.js';
+import { b64, startV2Devnet, until, v3 } from '../support/v2-devnet.js';
 
-const until = async (cond: () => boolean, what: () => unknown, ms = 30_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out; saw ${JSON.stringify(what()).slice(0, 4000)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
-const v3 = (raw: string) => raw.replace(/:(.*)$/, (_m, h: string) => ':' + h.toUpperCase());
 const RANK: Record<string, number> = { pending: 0, confirmed: 1, finalized: 2 };
 
 type Tx = Record<string, any>;
@@ -41,14 +33,8 @@ describe('streaming v2 provisional contents on the devnet', () => {
   let chain: DevnetChain;
   const wallet = (name: string) => chain.directory!.wallets.find((w) => w.name === name)!;
 
-  beforeAll(async () => {
-    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '300' } });
-    key = await svc.key('streaming');
-    chain = svc.source as DevnetChain;
-  }, 120_000);
-  afterAll(async () => {
-    await svc?.close();
-  });
+  beforeAll(async () => void ({ svc, key, chain } = await startV2Devnet()), 120_000);
+  afterAll(() => svc?.close());
 
   /** Every notification of one trace, and its finality sequence checked to only go up. */
   const ofTrace = (list: V2Event[], norm: string) => {

@@ -7,30 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetChain } from '../../src/chain/devnet/chain.js';
 import { signedTransfer, walletSeqno } from '../../src/chain/devnet/wallets.js';
 import { normalizedHashOfMessage } from '../../src/chain/message-boc.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { openSse, openWs, type V2Event } from '../support/v2-client.js';
-
-const until = async (cond: () => boolean, what: () => unknown, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out; saw ${JSON.stringify(what())}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
+import { b64, startV2Devnet, until } from '../support/v2-devnet.js';
 
 describe('streaming v2 on the devnet', () => {
   let svc: TestService;
   let key: string;
   const wallet = (name: string) => (svc.source as DevnetChain).directory!.wallets.find((w) => w.name === name)!;
 
-  beforeAll(async () => {
-    svc = await startTestService({ env: { TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '300' } });
-    key = await svc.key('streaming');
-  }, 120_000);
-  afterAll(async () => {
-    await svc?.close();
-  });
+  beforeAll(async () => void ({ svc, key } = await startV2Devnet()), 120_000);
+  afterAll(() => svc?.close());
 
   it('one transfer: pending, confirmed, finalized with min_finality "pending"; once with the default', async () => {
     const bob = wallet('bob').address.toString({ bounceable: false });
