@@ -1,6 +1,7 @@
 // Liteservers have no mempool to read: the pending messages of a liteserver source are the external
 // messages this process sent, until a walked block holds their transaction or they expire.
 import { loadMessage, type Cell, type Message } from '@ton/core';
+import { LRUCache } from 'lru-cache';
 import { addressToRaw } from '../address.js';
 import type { PendingMessage, TransactionModel } from '../model.js';
 import { singleRootBoc } from '../message-boc.js';
@@ -27,7 +28,8 @@ export function parseExternalMessage(boc: Buffer): ExternalMessage {
 }
 
 export class Outbox {
-  private readonly entries = new Map<string, { message: PendingMessage; expiresAt: number }>();
+  /** Pending messages, the oldest added first (one added again moves to the newest end), so also in order of expiry. */
+  private readonly entries: LRUCache<string, { message: PendingMessage; expiresAt: number }>;
   private readonly listeners = new Set<(message: PendingMessage) => void>();
 
   constructor(
@@ -35,8 +37,10 @@ export class Outbox {
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
     /** Most messages kept (the oldest go first): what the overlay can put here is bounded too. */
-    private readonly maxEntries = 50_000,
-  ) {}
+    maxEntries = 50_000,
+  ) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   has(hash: string): boolean {
     this.expire();
@@ -47,7 +51,6 @@ export class Outbox {
     // the emulated trace goes to the listeners; the entry keeps the message alone
     const { emulated: _, ...kept } = message;
     this.entries.set(message.hash, { message: kept, expiresAt: this.now() + this.ttlMs });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     for (const l of [...this.listeners]) {
       try {
         l(message);
@@ -59,7 +62,7 @@ export class Outbox {
 
   list(): PendingMessage[] {
     this.expire();
-    return [...this.entries.values()].map((e) => e.message);
+    return Array.from(this.entries.rvalues(), (e) => e!.message);
   }
 
   subscribe(listener: (message: PendingMessage) => void): () => void {
@@ -73,8 +76,14 @@ export class Outbox {
     for (const tx of transactions) if (tx.inMessage) this.entries.delete(tx.inMessage.hash);
   }
 
+  /** Oldest first, up to the first message still pending: entries expire in the order they were added (a clock stepped back delays them by at most the step). */
   private expire(): void {
     const now = this.now();
-    for (const [hash, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(hash);
+    const expired: string[] = [];
+    for (const hash of this.entries.rkeys()) {
+      if (this.entries.peek(hash)!.expiresAt > now) break;
+      expired.push(hash);
+    }
+    for (const hash of expired) this.entries.delete(hash);
   }
 }

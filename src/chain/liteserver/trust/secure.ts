@@ -5,6 +5,7 @@
 // servers that lag the best proven head are reported and demoted; two different blocks proven at one seqno,
 // or a proven head that does not descend from the believed one, raise the alarm, after which nothing is
 // believed.
+import { LRUCache } from 'lru-cache';
 import type { BlockIdExt } from '../tl/lite-types.js';
 import type { LitePool } from '../transport/pool.js';
 import { ProofError } from './errors.js';
@@ -60,8 +61,8 @@ export class SecureTrust implements HeadTrust {
   private progress: TrustStatus['progress'] = null;
   private waiting: string | null = null;
   private alarm: TrustAlarm | null = null;
-  /** Every block proven (by signatures, or by a backward link from one), by seqno: one per seqno, or the alarm. */
-  private readonly proven = new Map<number, Proven>();
+  /** Every block proven (by signatures, or by a backward link from one), by seqno: one per seqno, or the alarm; the oldest proven leaves first. */
+  private readonly proven = new LRUCache<number, Proven>({ max: PROVEN_KEPT });
   private readonly servers = new Map<string, ServerTrustReport>();
   private lock: Promise<unknown> = Promise.resolve();
   private readonly maxLag: number;
@@ -149,7 +150,7 @@ export class SecureTrust implements HeadTrust {
    * then two blocks are proven at one seqno, the alarm.
    */
   private async compare(server: string, id: BlockIdExt): Promise<void> {
-    const ours = this.proven.get(id.seqno >>> 0);
+    const ours = this.proven.peek(id.seqno >>> 0);
     if (ours) {
       if (!sameBlockId(ours.id, id)) await this.prove(server, id, false);
       return;
@@ -275,14 +276,13 @@ export class SecureTrust implements HeadTrust {
   /** Records a proven block; a different proven block at its seqno is the alarm. */
   private remember(id: BlockIdExt, server: string): void {
     const seqno = id.seqno >>> 0;
-    const before = this.proven.get(seqno);
+    const before = this.proven.peek(seqno);
     if (before && !sameBlockId(before.id, id)) {
       this.raise({ kind: 'seqno', seqno, blocks: [before.id, id], servers: [before.server, server] });
       return;
     }
     if (before) return;
     this.proven.set(seqno, { id, server });
-    if (this.proven.size > PROVEN_KEPT) this.proven.delete(this.proven.keys().next().value!);
   }
 
   private raise(alarm: Omit<TrustAlarm, 'at'>): void {

@@ -4,6 +4,7 @@
 // is secret[0:16] ‖ digest[16:32] and the iv digest[0:4] ‖ secret[20:32] (as in the TCP handshake).
 import { type KeyObject, createCipheriv, createPrivateKey, createPublicKey, diffieHellman, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { LRUCache } from 'lru-cache';
 import { ed25519KeyPair, keyId, sha256 } from '../../liteserver/transport/frame.js';
 import { publicKeyBytes } from '../tl/adnl-types.js';
 
@@ -28,27 +29,26 @@ export function sharedSecret(seed: Uint8Array, peerPublic: Uint8Array): Buffer {
   return diffieHellman({ privateKey: x25519Private(seed), publicKey: x25519Public(peerPublic) });
 }
 
-const privates = new Map<string, KeyObject>();
-const publics = new Map<string, KeyObject>();
+// Bounded memos, the oldest made leaving first: our own few secrets and the keys of peers we talk to again and again.
+const privates = new LRUCache<string, KeyObject>({ max: 64 });
+const publics = new LRUCache<string, KeyObject>({ max: 4096 });
 
-/** Bounded memo: our own few secrets and the keys of peers we talk to again and again. */
-function memo(cache: Map<string, KeyObject>, key: string, max: number, make: () => KeyObject): KeyObject {
-  let k = cache.get(key);
+function memo(cache: LRUCache<string, KeyObject>, key: string, make: () => KeyObject): KeyObject {
+  let k = cache.peek(key);
   if (k) return k;
   k = make();
-  if (cache.size >= max) cache.delete(cache.keys().next().value!);
   cache.set(key, k);
   return k;
 }
 
 function x25519Private(seed: Uint8Array): KeyObject {
   const make = () => createPrivateKey({ key: Buffer.concat([PKCS8_X25519, ed25519.utils.toMontgomerySecret(seed)]), format: 'der', type: 'pkcs8' });
-  return memo(privates, Buffer.from(seed).toString('hex'), 64, make);
+  return memo(privates, Buffer.from(seed).toString('hex'), make);
 }
 
 function x25519Public(edPublic: Uint8Array): KeyObject {
   const make = () => createPublicKey({ key: Buffer.concat([SPKI_X25519, ed25519.utils.toMontgomery(edPublic)]), format: 'der', type: 'spki' });
-  return memo(publics, Buffer.from(edPublic).toString('hex'), 4096, make);
+  return memo(publics, Buffer.from(edPublic).toString('hex'), make);
 }
 
 /** A fresh ed25519 key pair made by node:crypto (an ephemeral key per packet). */

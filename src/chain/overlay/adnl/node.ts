@@ -3,6 +3,7 @@
 // custom messages, huge messages in parts. Every refused datagram is counted by reason, never thrown.
 import { randomBytes } from 'node:crypto';
 import { type RemoteInfo, type Socket, createSocket } from 'node:dgram';
+import { LRUCache } from 'lru-cache';
 import { tlRead, tlWrite } from '../../liteserver/tl/codec.js';
 import {
   type AdnlMessage, type AddressList, type PacketContents, decodePacketContents, encodePacketContents, ipv4Number, packetToSign,
@@ -74,7 +75,8 @@ export class AdnlNode {
   private readonly queryHandlers: QueryHandler[] = [];
   private readonly messageHandlers: MessageHandler[] = [];
   private readonly nopSentAt = new WeakMap<PeerState, number>();
-  private readonly ipBuckets = new Map<string, { tokens: number; at: number }>();
+  /** Token buckets by source IP, the oldest created leaving first. */
+  private readonly ipBuckets = new LRUCache<string, { tokens: number; at: number }>({ max: 4096 });
   private closed = false;
 
   private constructor(
@@ -297,9 +299,8 @@ export class AdnlNode {
   private allowIp(ip: string): boolean {
     const rate = this.options.packetsPerSecondPerIp ?? 2000;
     const now = Date.now();
-    let b = this.ipBuckets.get(ip);
+    let b = this.ipBuckets.peek(ip);
     if (!b) {
-      if (this.ipBuckets.size >= 4096) this.ipBuckets.delete(this.ipBuckets.keys().next().value!);
       b = { tokens: rate, at: now };
       this.ipBuckets.set(ip, b);
     }

@@ -3,6 +3,7 @@
 // they are used — that stops at the first value whose signatures hold. Values are cached until their
 // ttl; lies (bad signatures, malformed answers) are refused and counted, and the walk goes on.
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { type AdnlNode } from '../adnl/node.js';
 import { type AddressList, type PublicKey } from '../tl/adnl-types.js';
 import { type DhtKey, type DhtNode, type DhtValue, decodeDhtNodes, decodeValueResult, encodeDhtQuery } from '../tl/dht-types.js';
@@ -28,12 +29,14 @@ export interface DhtClientOptions {
 export class DhtClient {
   readonly table: NodeTable;
   readonly stats = { queries: 0, failedQueries: 0, malformedAnswers: 0, refusedValues: 0, cacheHits: 0 };
-  private readonly cache = new Map<string, DhtValue>();
+  /** Found values by key id, the oldest stored leaving first (a value found again moves to the newest end). */
+  private readonly cache: LRUCache<string, DhtValue>;
 
   constructor(
     private readonly adnl: AdnlNode,
     private readonly options: DhtClientOptions,
   ) {
+    this.cache = new LRUCache({ max: options.maxCachedValues ?? 1024 });
     this.table = new NodeTable(adnl, options.networkId ?? -1);
     for (const n of options.staticNodes) this.table.add(n);
   }
@@ -47,7 +50,7 @@ export class DhtClient {
   async findValue(key: DhtKey): Promise<DhtValue | null> {
     const id = dhtKeyId(key);
     const hex = id.toString('hex');
-    const cached = this.cache.get(hex);
+    const cached = this.cache.peek(hex);
     if (cached && cached.ttl > Date.now() / 1000) return (this.stats.cacheHits++, cached);
     let found: DhtValue | null = null;
     await this.walk(id, async (nodeId) => {
@@ -128,7 +131,6 @@ export class DhtClient {
   }
 
   private remember(hex: string, v: DhtValue): void {
-    if (this.cache.size >= (this.options.maxCachedValues ?? 1024)) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hex, v);
   }
 

@@ -2,6 +2,7 @@
 // 20 s, the source's signature over overlay.broadcast.toSign{broadcast or part hash, date}, a member
 // certificate when one is shown, de-duplication by broadcast hash, FEC parts gathered per broadcast until
 // RaptorQ decodes them and the data matches its hash; per-peer rate limits. Refusals are counted by reason.
+import { LRUCache } from 'lru-cache';
 import { sha256, verifyEd25519 } from '../adnl/crypto.js';
 import { FecError, RaptorQDecoder, TON_SYMBOL_SIZE, checkParams } from '../fec/raptorq.js';
 import { type PublicKey } from '../tl/adnl-types.js';
@@ -51,7 +52,8 @@ export class BroadcastReceiver {
   readonly stats = { received: 0, fecParts: 0, valid: 0, duplicate: 0, fecDecodes: 0, dropped: {} as Partial<Record<BroadcastDrop, number>> };
   private readonly seen = new Map<string, number>();
   private readonly fec = new Map<string, FecInFlight>();
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** Token buckets by neighbour, the oldest created leaving first. */
+  private readonly buckets = new LRUCache<string, { tokens: number; at: number }>({ max: 4096 });
 
   constructor(
     private readonly overlayId: Buffer,
@@ -82,9 +84,8 @@ export class BroadcastReceiver {
   private allow(peer: Buffer): boolean {
     const key = peer.toString('hex');
     const t = this.now();
-    let b = this.buckets.get(key);
+    let b = this.buckets.peek(key);
     if (!b) {
-      if (this.buckets.size >= 4096) this.buckets.delete(this.buckets.keys().next().value!);
       b = { tokens: this.limits.burst, at: t };
       this.buckets.set(key, b);
     }

@@ -4,6 +4,7 @@
 // valid tonNode.externalMessageBroadcast, de-duplicated by message hash, to a callback as a message BoC.
 import { loadMessage } from '@ton/core';
 import { randomInt } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { tlRead, tlWrite } from '../../liteserver/tl/codec.js';
 import { singleRootBoc } from '../../message-boc.js';
 import { type Identity, keyId, sha256, signEd25519, verifyEd25519 } from '../adnl/crypto.js';
@@ -57,9 +58,10 @@ export class OverlayMember {
   readonly receiver: BroadcastReceiver;
   readonly stats = { externalMessages: 0, duplicateMessages: 0, badMessages: 0, otherBroadcasts: 0, otherOverlay: 0, malformed: 0, refusedPeers: 0 };
   private readonly peers = new Map<string, Peer>();
-  private readonly messages = new Map<string, number>();
-  /** Versions of peers forgotten for silence: hearing the same node again second-hand does not revive it. */
-  private readonly forgotten = new Map<string, number>();
+  /** Hashes of the external messages heard, the oldest heard leaving first. */
+  private readonly messages = new LRUCache<string, number>({ max: 100_000 });
+  /** Versions of peers forgotten for silence: hearing the same node again second-hand does not revive it. The oldest forgotten leave first. */
+  private readonly forgotten = new LRUCache<string, number>({ max: 4096 });
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -93,7 +95,7 @@ export class OverlayMember {
     if (id.equals(this.adnl.identity.id)) return false;
     if (!verifyEd25519(node.id.key, overlayNodeToSign(id, node.overlay, node.version), node.signature)) return (this.stats.refusedPeers++, false);
     const key = id.toString('hex');
-    if ((this.forgotten.get(key) ?? -Infinity) >= node.version) return false;
+    if ((this.forgotten.peek(key) ?? -Infinity) >= node.version) return false;
     this.forgotten.delete(key);
     const old = this.peers.get(key);
     if (!old && this.peers.size >= (this.options.maxPeers ?? 200)) {
@@ -159,7 +161,6 @@ export class OverlayMember {
         if (p.lastSeen >= cutoff) continue;
         this.peers.delete(k);
         this.forgotten.set(k, p.node.version);
-        if (this.forgotten.size > 4096) this.forgotten.delete(this.forgotten.keys().next().value!);
       }
       void this.refreshPeers();
     }, everyMs);
@@ -263,7 +264,6 @@ export class OverlayMember {
       return void this.stats.badMessages++;
     }
     this.messages.set(key, Date.now());
-    if (this.messages.size > 100_000) this.messages.delete(this.messages.keys().next().value!);
     this.stats.externalMessages++;
     this.options.onExternalMessage({ boc: tn.data, hash, source: b.source, via: b.kind, receivedAt: Date.now() });
   }
