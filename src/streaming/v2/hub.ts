@@ -267,7 +267,7 @@ export class V2Hub {
     for (const g of sub ? groups : []) {
       if (sub!.types.has('transactions') && after({ position: g.position, kind: 0 }, c.cursor)) {
         // one text per group and subset of its transactions, shared by the connections that match it
-        const payload = sharedForAddresses(g, sub!.addresses, finalizedTransactions(g));
+        const payload = sharedForAddresses(g, sub!.addresses, finalizedTransactions);
         if (payload !== null) {
           const mentions = () => groupContent(g).transactions.filter((t) => sub!.addresses.has(t.account.toLowerCase())).flatMap(transactionAddresses);
           this.emit(c, `${g.position}.0`, payload, g, () => groupContent(g).addresses, mentions);
@@ -591,9 +591,9 @@ function groupContext(g: FinalizedGroup): TraceContext {
 
 /** A batch's transaction as a finalized API v3 object (src/streaming/v2/v3), serialised once for every recipient. */
 const finalizedJsonCache = new WeakMap<TransactionModel, string>();
-function finalizedJson(tx: TransactionModel, g: FinalizedGroup): string {
+function finalizedJson(tx: TransactionModel, ctx: () => TraceContext): string {
   let json = finalizedJsonCache.get(tx);
-  if (json === undefined) finalizedJsonCache.set(tx, (json = JSON.stringify(v3Transaction(tx, groupContext(g)))));
+  if (json === undefined) finalizedJsonCache.set(tx, (json = JSON.stringify(v3Transaction(tx, ctx()))));
   return json;
 }
 
@@ -609,11 +609,13 @@ function traceJson(t: Completion): string {
 }
 
 /** The finalized `transactions` notification of the group's `txs` (LT descending). */
-const finalizedTransactions = (g: FinalizedGroup) => (txs: TransactionModel[]): string => {
+function finalizedTransactions(g: FinalizedGroup, txs: TransactionModel[]): string {
   const norm = g.norm ? JSON.stringify(b64(g.norm)) : 'null';
-  const list = ltDescending(txs).map((tx) => finalizedJson(tx, g)).join(',');
+  let ctx: TraceContext | undefined;
+  const context = () => (ctx ??= groupContext(g));
+  const list = ltDescending(txs).map((tx) => finalizedJson(tx, context)).join(',');
   return `{"type":"transactions","finality":"finalized","trace_external_hash_norm":${norm},"transactions":[${list}]}`;
-};
+}
 
 /** A subscription that may be sent a completed trace's `trace` or `actions`. */
 const wantsCompletions = (c: V2Connection): boolean => !!c.subscription && (c.subscription.types.has('actions') || (c.subscription.types.has('trace') && c.subscription.traces.size > 0));

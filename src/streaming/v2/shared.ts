@@ -11,7 +11,7 @@ const bySubset = new WeakMap<FinalizedGroup, Map<string, string>>();
  * The group's notification for a subscription to `addresses` (null when none of its transactions match);
  * `build` makes it from the matching transactions (in log order), once per group and subset.
  */
-export function sharedForAddresses(g: FinalizedGroup, addresses: ReadonlySet<AccountId>, build: (txs: TransactionModel[]) => string): string | null {
+export function sharedForAddresses(g: FinalizedGroup, addresses: ReadonlySet<AccountId>, build: (g: FinalizedGroup, txs: TransactionModel[]) => string): string | null {
   const key = subsetKey(g, addresses);
   if (key === null) return null;
   let texts = bySubset.get(g);
@@ -19,7 +19,7 @@ export function sharedForAddresses(g: FinalizedGroup, addresses: ReadonlySet<Acc
   let text = texts.get(key);
   if (text === undefined) {
     const txs = key === '' ? g.txs : g.txs.filter((tx) => addresses.has(tx.account));
-    texts.set(key, (text = build(txs)));
+    texts.set(key, (text = build(g, txs)));
   }
   return text;
 }
