@@ -110,6 +110,11 @@ export interface MessageModel {
   opcode: number | null;
   /** Base64 BoC of the body cell. */
   bodyBoc: string;
+  /**
+   * Representation hash of that body cell, when the producer held it hashed (a body in a reference: the
+   * decoder hashes it with the message); absent for inline bodies. Saves consumers re-hashing `bodyBoc`.
+   */
+  bodyHash?: HashHex;
   /** The message carries a StateInit (a deploy). */
   hasInit: boolean;
   decoded: DecodedBody;

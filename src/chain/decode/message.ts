@@ -88,10 +88,13 @@ export function decodeMessage(cell: Cell | CellRef): MessageModel {
       else skipStateInit(r);
     }
     at = 'body';
-    const body = r.bool() ? r.refReader() : r;
+    const inRef = r.bool();
+    const body = inRef ? r.refReader() : r;
     const opcode = peekOpcode(body);
     const empty = body.remainingBits === 0 && body.remainingRefs === 0;
     const bodyBoc = empty ? EMPTY_BODY_BOC : body.restToBoc().toString('base64');
+    // a referenced ordinary body is its own BoC's root, hashed already with the message; an inline one is rebuilt
+    const bodyHash = inRef && !body.isExotic ? body.cellHash() : undefined;
     return {
       hash: r.cellHash(),
       type,
@@ -105,6 +108,7 @@ export function decodeMessage(cell: Cell | CellRef): MessageModel {
       createdAt,
       opcode,
       bodyBoc,
+      ...(bodyHash === undefined ? {} : { bodyHash }),
       hasInit,
       decoded: decodeBodyAt(body),
     };

@@ -1,6 +1,7 @@
 // Turns recorded templates into plans the generator can replay with plain object literals: roles
 // become indexes into a trace's bound accounts, message links become slots, and everything that
 // does not change between replays (phases, fees, bodies without accounts) is shared and frozen.
+import { bocRoot } from '../cell/index.js';
 import type { DecodedBody, MessageModel, SourcedTransaction } from '../model.js';
 import { ROLES, type Role, type TemplateKind, type TraceTemplate } from './templates.js';
 
@@ -90,7 +91,8 @@ export function compileTemplate(template: TraceTemplate): CompiledTemplate {
     }
     return {
       slot,
-      tpl: deepFreeze({ ...m }),
+      // the body's hash once per template message (a decoder gives it with the message)
+      tpl: deepFreeze({ ...m, bodyHash: bocRoot(Buffer.from(m.bodyBoc, 'base64')).hashHex() }),
       source: roleIndex(m.source, `${where}.source`),
       destination: roleIndex(m.destination, `${where}.destination`),
       decodedRoles: decodedRoles.length > 0 ? decodedRoles : null,

@@ -235,6 +235,7 @@ export class BlockGenerator {
       createdAt: t.type === 'internal' ? createdAt : t.createdAt,
       opcode: t.opcode,
       bodyBoc: t.bodyBoc,
+      bodyHash: t.bodyHash,
       hasInit: t.hasInit,
       decoded: m.decodedRoles ? bindDecoded(m, this.accounts, accounts) : t.decoded,
     };

@@ -48,7 +48,7 @@ export function v3Message(m: MessageModel, cell: MessageCellFacts | null, hashNo
     bounce: internal ? m.bounce : null,
     bounced: internal ? m.bounced : null,
     import_fee: m.type === 'external-in' ? dec(cell?.importFee ?? 0n) : null,
-    message_content: m.bodyBoc ? { hash: messageBody(m).hash.toString('base64'), body: m.bodyBoc, decoded: decodedBody(m) } : null,
+    message_content: m.bodyBoc ? { hash: m.bodyHash ? v3Hash(m.bodyHash) : messageBody(m).hash.toString('base64'), body: m.bodyBoc, decoded: decodedBody(m) } : null,
     init_state: cell?.init ?? null,
   };
   if (m.type === 'external-in' && hashNorm) out.hash_norm = v3Hash(hashNorm);
