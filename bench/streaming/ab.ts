@@ -16,15 +16,11 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
-import { pino } from 'pino';
 import { POSITION_STRIDE, type ChainEvent, type EventBatch } from '../../src/bus/events.js';
-import { StoreEventLog } from '../../src/bus/store-log.js';
-import { createReplaySource } from '../../src/chain/replay/index.js';
-import { Follower } from '../../src/pipeline/follower.js';
 import { PLAIN, PreparedEvent } from '../../src/streaming/frames.js';
 import type { StreamHub } from '../../src/streaming/hub.js';
-import { openBenchStore } from '../lib/store.js';
 import { percentile } from '../lib/stats.js';
+import { replayBlocks } from './replay-blocks.js';
 import { ClientPool } from './pool.js';
 import { sharedNow } from './protocol.js';
 import { startBenchServer } from './server.js';
@@ -37,25 +33,6 @@ const cold = process.argv.includes('cold');
 const tmp = mkdtempSync(join(tmpdir(), 'streaming-ab-'));
 const owners = Array.from({ length: CLIENTS }, (_, i) => `0:b0${i.toString(16).padStart(62, '0')}`);
 
-/** Blocks of the benchmark's replay as the follower appends them (after its first, shallower ones). */
-async function replayBlocks(n: number): Promise<EventBatch[]> {
-  const { store, close } = await openBenchStore('sqlite', tmp, 'blocks');
-  const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
-  await log.open();
-  const source = createReplaySource({ pace: 'unthrottled', transactionsPerSecond: 10_000, blocksPerSecond: 4, accountIds: owners, seed: 11, maxBlocks: n + 10 });
-  const follower = new Follower({ source, store, log, logger: pino({ level: 'silent' }), startAt: 'oldest', pruneIntervalMs: 3_600_000 });
-  const out: EventBatch[] = [];
-  log.subscribe((b) => {
-    if (b.kind === 'block') out.push(b);
-  });
-  await source.start();
-  await follower.start();
-  await follower.waitForSeqno(n + 10, 120_000);
-  await follower.stop();
-  await source.stop();
-  await close();
-  return out.slice(8, 8 + n);
-}
 
 /** The block again under a new masterchain seqno (fresh ids: the clients map ids to publish times). */
 function renumber(b: EventBatch, seqno: number): EventBatch {
@@ -71,7 +48,7 @@ server.onPublished(() => {});
 const subs = owners.map((o) => [o]);
 await pool.connect('sse', server.url, subs.slice(0, CLIENTS / 2));
 await pool.connect('ws', server.url, subs.slice(CLIENTS / 2));
-const blocks = await replayBlocks(32);
+const blocks = await replayBlocks(owners, 32);
 console.error(`${hub.connections.size} connections, ${blocks.length} blocks of ${blocks[0]!.events.length} events`);
 
 // The hub's sockets by account (each client subscribes one account), for B.

@@ -7,47 +7,23 @@
 //
 // Every block is distinct (rounds × 12, the first 12 warm the JIT). `accounts` below `clients` gives
 // several clients the same address (clients i and i+accounts share one).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { pino } from 'pino';
 import type { EventBatch } from '../../src/bus/events.js';
-import { StoreEventLog } from '../../src/bus/store-log.js';
 import type { EventLog } from '../../src/bus/types.js';
-import { createReplaySource } from '../../src/chain/replay/index.js';
-import { Follower } from '../../src/pipeline/follower.js';
 import { V2Connection } from '../../src/streaming/v2/connection.js';
 import { V2Hub } from '../../src/streaming/v2/hub.js';
 import { parseSubscription } from '../../src/streaming/v2/request.js';
 import { sseEvent, wsEvent } from '../../src/streaming/v2/wire.js';
-import { openBenchStore } from '../lib/store.js';
 import { percentile } from '../lib/stats.js';
+import { replayBlocks } from './replay-blocks.js';
 
 const clients = Number(process.argv[2] ?? 10_000);
 const rounds = Number(process.argv[3] ?? 3);
 const accounts = Number(process.argv[4] ?? clients);
 const owners = Array.from({ length: accounts }, (_, i) => `0:b0${i.toString(16).padStart(62, '0')}`);
-const tmp = mkdtempSync(join(tmpdir(), 'v2-fanout-'));
 
-async function replayBlocks(n: number): Promise<EventBatch[]> {
-  const { store, close } = await openBenchStore('sqlite', tmp, 'blocks');
-  const log = new StoreEventLog(store, { retentionMs: 3_600_000 });
-  await log.open();
-  const source = createReplaySource({ pace: 'unthrottled', transactionsPerSecond: 10_000, blocksPerSecond: 4, accountIds: owners, seed: 11, maxBlocks: n + 10 });
-  const follower = new Follower({ source, store, log, logger: pino({ level: 'silent' }), startAt: 'oldest', pruneIntervalMs: 3_600_000 });
-  const out: EventBatch[] = [];
-  log.subscribe((b) => {
-    if (b.kind === 'block') out.push(b);
-  });
-  await source.start();
-  await follower.start();
-  await follower.waitForSeqno(n + 10, 120_000);
-  await follower.stop();
-  await source.stop();
-  await close();
-  return out.slice(8, 8 + n);
-}
 
 let bytes = 0;
 let frames = 0;
@@ -74,7 +50,7 @@ class SinkWs extends SinkSse {
 
 const PER_ROUND = 12;
 // every block distinct: the hub's caches (per group, per message hash) see what a live chain gives them
-const blocks = await replayBlocks(PER_ROUND * rounds);
+const blocks = await replayBlocks(owners, PER_ROUND * rounds);
 let listener: (b: EventBatch) => void = () => {};
 let head: number | null = null;
 const log = {
