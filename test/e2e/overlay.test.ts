@@ -20,7 +20,8 @@ import { signedSimpleBroadcast } from '../../src/chain/overlay/member/send.js';
 import { encodeExternalMessageBroadcast, encodeOverlayMessage, shardOverlayKey } from '../../src/chain/overlay/tl/overlay-types.js';
 import { run as chainCommand } from '../../src/cli/commands/chain.js';
 import { runCli } from '../support/cli.js';
-import { MempoolReader, sendMessages, startOverlayNetwork, type OverlayNetwork } from '../support/overlay-run.js';
+import { BATCH_TRANSFERS, MempoolReader, PAYOUT_WALLET, sendMessages, startOverlayNetwork, type OverlayNetwork } from '../support/overlay-run.js';
+import { Address, Cell, Dictionary, loadMessage } from '@ton/core';
 import { until } from '../support/webhooks.js';
 
 const RATE = 50; // TONWATCH_OVERLAY_MESSAGES_PER_SECOND of the service under test
@@ -54,13 +55,27 @@ describe('tonwatch serve hears the devnet\'s external messages on the overlay (r
   });
 
   it('every admitted message is on the mempool stream, large ones by FEC, none heard only after its block was walked; nothing else is', async () => {
-    const { hashes, large } = await sendMessages(net, 40, { largeEvery: 5 });
+    const { hashes, large, batches } = await sendMessages(net, 40, { largeEvery: 5 });
     expect(large.size).toBe(8);
+    expect(batches.size).toBe(2);
     await until(async () => hashes.every((h) => mempool.seen.has(h)), 30_000, 'every message on the mempool stream').catch(async (err: Error) => {
       throw new Error(`${err.message}: ${hashes.filter((h) => !mempool.seen.has(h)).length} missing; ${JSON.stringify((await net.readyz()).checks.chain.overlay)}`);
     });
     // only what the devnet admitted
     for (const h of mempool.seen.keys()) expect(hashes).toContain(h);
+    // the highload wallet's payout batches: one external of BATCH_TRANSFERS transfers each, past 768 bytes (FEC)
+    const highload = (await net.devnetApi<Array<{ name: string; address: string; version: string }>>('/devnet/wallets')).find((w) => w.name === PAYOUT_WALLET)!;
+    expect(highload.version).toBe('highload-v2');
+    expect(BATCH_TRANSFERS).toBeGreaterThanOrEqual(40);
+    for (const h of batches) {
+      const boc = Buffer.from(mempool.bocs.get(h)!, 'base64');
+      expect(boc.length).toBeGreaterThan(768);
+      const message = loadMessage(Cell.fromBoc(boc)[0]!.beginParse());
+      expect(message.info.dest!.toString()).toBe(Address.parse(highload.address).toString());
+      // signature, subwallet id, query id, then the dict of (index → mode, ^transfer)
+      const body = message.body.beginParse().skip(512 + 32 + 64);
+      expect(body.loadDict(Dictionary.Keys.Int(16), { serialize: () => undefined, parse: (s) => s.loadUint(8) }).size).toBe(BATCH_TRANSFERS);
+    }
     // their blocks come and are walked: each heard message lands, none was heard too late to publish
     await until(async () => (await net.readyz()).checks.chain.overlay.pending.landed >= hashes.length, 60_000, 'every heard message landed');
     const overlay = (await net.readyz()).checks.chain.overlay;

@@ -131,11 +131,11 @@ export function bigPayload(bytes: number): string {
 
 /** The wallets sendMessages sends from (and to), several a block each. */
 export const SENDERS = ['faucet', 'alice', 'bob', 'carol', 'dave'];
-/** The exchange's payout wallet (v5r1): one batch message at a time; each batch pays PAYEE among others. */
-export const PAYOUT_WALLET = 'exchange';
+/** The exchange's payout wallet (highload wallet v2): one batch message a send; each batch pays PAYEE among others. */
+export const PAYOUT_WALLET = 'highload';
 export const PAYEE = 'merchant';
 
-/** Transfers in one payout batch (an exchange's v5r1 wallet): about 3 KB, so it travels by FEC. */
+/** Transfers in one payout batch (one highload external message): about 3 KB, so it travels by FEC (above 768 bytes). */
 export const BATCH_TRANSFERS = 40;
 
 /**

@@ -10,7 +10,7 @@ import { buildDirectory, type DevnetDirectory } from './directory.js';
 import { compileResolver } from './dns-resolver.js';
 import { zeroStateAccount } from './emulator.js';
 import { mintBody } from './jettons.js';
-import { pendingSeqno, sendFromWallet } from './sender.js';
+import { pendingDeployed, pendingSeqno, sendFromWallet } from './sender.js';
 
 export const FAUCET_GENESIS_BALANCE = toNano('100000000');
 const ROOT_RESOLVER_BALANCE = toNano('10');
@@ -71,7 +71,7 @@ export async function runGenesis(chain: DevnetChain): Promise<DevnetDirectory> {
   await settle(chain);
 
   for (const wallet of directory.wallets) {
-    if (wallet === faucet || pendingSeqno(chain, wallet) !== 0) continue;
+    if (wallet === faucet || pendingDeployed(chain, wallet)) continue;
     const value = wallet.name === 'merchant' ? toNano('1') : toNano('0.1');
     await sendFromWallet(chain, wallet, [
       internal({ to: faucet.address, value, bounce: true, body: `hello from ${wallet.name}` }),

@@ -2,7 +2,9 @@
 // and every invalid parameter is a 400 whose JSON error names the field, with nothing submitted.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { beginCell } from '@ton/core';
+import { beginCell, internal } from '@ton/core';
+import { ChainRejectedError } from '../source.js';
+import { highloadQueries, highloadTransfer, nextHighloadQueryId } from './wallets.js';
 import { settle } from './genesis.js';
 import { devnetComponent } from '../../service/devnet.js';
 import type { ServiceContext } from '../../service/component.js';
@@ -102,6 +104,55 @@ describe('devnet control API', () => {
     expect((await call('GET', `/devnet/messages/${'ab'.repeat(32)}`)).status).toBe(404);
   });
 
+  it('sends a highload payout batch of 60 transfers in one external message; every payee gets its amount', async () => {
+    const wallet = devnet.directory.wallets.find((w) => w.name === 'highload')!;
+    expect((await call('GET', '/devnet/wallets')).json.find((w: { name: string }) => w.name === 'highload')).toMatchObject({ version: 'highload-v2', status: 'active' });
+    // fresh payees, so each balance is exactly what the batch paid
+    const payees = Array.from({ length: 60 }, (_, i) => `0:${(0xa000 + i).toString(16).padStart(64, '0')}`);
+    const amount = (i: number) => String(1_000_000 + i);
+    const before = devnet.chain.masterchainSeqno;
+    const queriesBefore = highloadQueries(devnet.chain.pendingAccount(wallet.id).data);
+    const sent = await call('POST', '/devnet/send', {
+      from: 'highload', to: payees[0], amount: amount(0), comment: 'payout 0',
+      batch: payees.slice(1).map((to, i) => ({ to, amount: amount(i + 1), comment: `payout ${i + 1}` })),
+    });
+    expect(sent.status, JSON.stringify(sent.json)).toBe(200);
+    // a second send in the same devnet second gets its own query id and lands too
+    // (to a fresh address: with 60 fresh payees, a message to a deployed wallet in the same block stalls the devnet's block producer — a separate bug)
+    const second = await call('POST', '/devnet/send', { from: 'highload', to: `0:${'b0'.repeat(32)}`, amount: '5000000' });
+    expect(second.status, JSON.stringify(second.json)).toBe(200);
+    await settle(devnet.chain);
+    const txs = await transactionsAfter(devnet.chain, before);
+    const root = txs.find((t) => t.inMessage?.hash === sent.json.message_hash)!;
+    expect(root.account).toBe(wallet.id);
+    expect(root.outMessages).toHaveLength(60);
+    expect(txs.some((t) => t.inMessage?.hash === second.json.message_hash && t.account === wallet.id)).toBe(true);
+    for (const [i, payee] of payees.entries()) {
+      expect((await devnet.chain.getAccountState(payee)).balance, payee).toBe(BigInt(amount(i)));
+    }
+    expect(txs.find((t) => t.account === payees[7])!.inMessage!.decoded).toEqual({ kind: 'text_comment', text: 'payout 7' });
+    const added = highloadQueries(devnet.chain.pendingAccount(wallet.id).data).filter((q) => !queriesBefore.includes(q));
+    expect(added).toHaveLength(2);
+    expect(added[0]! >> 32n).toBeGreaterThan(BigInt(devnet.chain.now()));
+  });
+
+  it('refuses a highload message whose query id the wallet has already processed', async () => {
+    const wallet = devnet.directory.wallets.find((w) => w.name === 'highload')!;
+    const pay = (queryId: bigint, text: string) =>
+      highloadTransfer(wallet, { queryId, deploy: false, messages: [internal({ to: devnet.directory.wallets.find((w) => w.name === 'dave')!.address, value: 1_000_000n, body: text })] }).toBoc();
+    const queryId = nextHighloadQueryId(devnet.chain.pendingAccount(wallet.id).data, devnet.chain.now());
+    await devnet.chain.sendExternalMessage(pay(queryId, 'first'));
+    // refused while the first waits in the mempool, and after it is committed
+    await expect(devnet.chain.sendExternalMessage(pay(queryId, 'replay'))).rejects.toMatchObject({ code: 'not_accepted', message: expect.stringContaining('exit code 32') });
+    await settle(devnet.chain);
+    const replay = devnet.chain.sendExternalMessage(pay(queryId, 'replay after commit'));
+    await expect(replay).rejects.toBeInstanceOf(ChainRejectedError);
+    await expect(replay).rejects.toMatchObject({ code: 'not_accepted' });
+    // the same wallet and signer with the next query id is accepted
+    await devnet.chain.sendExternalMessage(pay(nextHighloadQueryId(devnet.chain.pendingAccount(wallet.id).data, devnet.chain.now()), 'next'));
+    await settle(devnet.chain);
+  });
+
   it('sends jettons, pays links and runs every scenario', async () => {
     const ok = async (path: string, body: unknown) => {
       const res = await call('POST', path, body);
@@ -139,6 +190,7 @@ describe('devnet control API: bad input', () => {
     ['send both comment and payload', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', comment: 'a', payload_boc: beginCell().endCell().toBoc().toString('base64') }, 'payload_boc'],
     ['send a non-boolean bounce', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', bounce: 'maybe' }, 'bounce'],
     ['send a batch past what a v4 wallet carries', '/devnet/send', { from: 'alice', to: 'bob', amount: '1', batch: Array.from({ length: 4 }, () => ({ to: 'bob', amount: '1' })) }, 'batch'],
+    ['send a batch past what the highload wallet carries', '/devnet/send', { from: 'highload', to: 'bob', amount: '1', batch: Array.from({ length: 254 }, () => ({ to: 'bob', amount: '1' })) }, 'batch'],
     ['send a batch to a bad address', '/devnet/send', { from: 'exchange', to: 'bob', amount: '1', batch: [{ to: '0:zz', amount: '1' }] }, 'batch[0].to'],
     ['jetton send of an unknown jetton', '/devnet/jetton/send', { from: 'alice', jetton: 'doge', to: 'bob', amount: '1' }, 'jetton'],
     ['jetton send on an address that is no master', '/devnet/jetton/send', { from: 'alice', jetton: `0:${'11'.repeat(32)}`, to: 'bob', amount: '1' }, 'jetton'],

@@ -61,7 +61,7 @@ const SendBody = Type.Object(
     payload_boc: Type.Optional(Boc),
     bounce: Type.Optional(Type.Boolean()),
     batch: Type.Optional(Type.Array(Type.Object({ to: Target, amount: Amount, comment: Type.Optional(Comment) }, { additionalProperties: false }), {
-      maxItems: 254, description: 'Further transfers in the same external message (a payout batch, as an exchange sends); a v4 wallet carries 4 in all, a v5r1 wallet 255',
+      maxItems: 254, description: 'Further transfers in the same external message (a payout batch, as an exchange sends); a v4 wallet carries 4 in all, a v5r1 wallet 255, the highload wallet (highload-v2, one external under a query id) 254',
     })),
   },
   { additionalProperties: false },

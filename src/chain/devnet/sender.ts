@@ -2,7 +2,7 @@
 // (so several transfers from one wallet fit in one block), signing, and mempool admission.
 import { toNano, type MessageRelaxed } from '@ton/core';
 import type { DevnetChain } from './chain.js';
-import { signedTransfer, walletSeqno, type DevnetWallet } from './wallets.js';
+import { highloadTransfer, nextHighloadQueryId, signedTransfer, walletSeqno, type DevnetWallet } from './wallets.js';
 
 /**
  * Default TON forwarded with a jetton transfer so the recipient gets a transfer_notification with
@@ -36,10 +36,21 @@ function oneAtATime<T>(chain: DevnetChain, walletId: string, work: () => Promise
   return run;
 }
 
-/** Signs and submits one external from `wallet` with the next seqno; returns the message hash. */
+/** Whether the wallet is deployed in the state the mempool would leave. */
+export function pendingDeployed(chain: DevnetChain, wallet: DevnetWallet): boolean {
+  return chain.pendingAccount(wallet.id).status === 'active';
+}
+
+/**
+ * Signs and submits one external from `wallet` with the next seqno (a highload wallet: the next
+ * query id for the devnet's clock, unused in the state the mempool would leave); returns the message hash.
+ */
 export function sendFromWallet(chain: DevnetChain, wallet: DevnetWallet, messages: MessageRelaxed[]): Promise<string> {
   return oneAtATime(chain, wallet.id, async () => {
-    const cell = await signedTransfer(wallet, { seqno: pendingSeqno(chain, wallet), messages, now: chain.now() });
+    const cell =
+      wallet.version === 'highload-v2'
+        ? highloadTransfer(wallet, { queryId: nextHighloadQueryId(chain.pendingAccount(wallet.id).data, chain.now()), messages, deploy: !pendingDeployed(chain, wallet) })
+        : await signedTransfer(wallet, { seqno: pendingSeqno(chain, wallet), messages, now: chain.now() });
     return (await chain.sendExternalMessage(cell.toBoc())).hash;
   });
 }
