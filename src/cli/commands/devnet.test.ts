@@ -33,6 +33,7 @@ describe('tonwatch devnet', () => {
     expect(human.code).toBe(0);
     expect(human.out).toMatch(/^alice\s+v4\s+UQ\S+\s+[0-9.]+ TON\s+10000 USDT, 1000 GRAM$/m);
     expect(human.out).toMatch(/^mallory .*USDT \(look-alike\)/m);
+    expect(human.out).toMatch(/^highload\s+highload-v2 UQ\S+\s+[0-9.]+ TON$/m);
     const json = await cli('wallets', '--json', `--url=${url}`);
     expect(JSON.parse(json.out).map((w: { name: string }) => w.name)).toContain('merchant');
   });

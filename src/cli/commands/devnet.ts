@@ -138,15 +138,18 @@ interface WalletJson {
 
 function human(command: string, json: any): string {
   switch (command) {
-    case 'wallets':
+    case 'wallets': {
+      // the version column as wide as its widest entry (highload-v2)
+      const width = Math.max(5, ...(json as WalletJson[]).map((w) => w.version.length));
       return (json as WalletJson[])
         .map((w) => {
           const jettons = w.jettons
             .filter((j) => j.balance !== '0')
             .map((j) => `${units(j.balance, j.decimals)} ${j.key === 'fake-usdt' ? 'USDT (look-alike)' : j.symbol}`);
-          return `${w.name.padEnd(9)} ${w.version.padEnd(5)} ${w.friendly}  ${fromNano(w.balance)} TON${jettons.length ? '  ' + jettons.join(', ') : ''}${w.status === 'active' ? '' : `  (${w.status})`}`;
+          return `${w.name.padEnd(9)} ${w.version.padEnd(width)} ${w.friendly}  ${fromNano(w.balance)} TON${jettons.length ? '  ' + jettons.join(', ') : ''}${w.status === 'active' ? '' : `  (${w.status})`}`;
         })
         .join('\n');
+    }
     case 'info':
       return [
         `head: masterchain block ${json.head.seqno} at ${new Date(json.head.gen_utime * 1000).toISOString()}`,
