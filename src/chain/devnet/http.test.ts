@@ -141,9 +141,17 @@ describe('devnet control API', () => {
     const pay = (queryId: bigint, text: string) =>
       highloadTransfer(wallet, { queryId, deploy: false, messages: [internal({ to: devnet.directory.wallets.find((w) => w.name === 'dave')!.address, value: 1_000_000n, body: text })] }).toBoc();
     const queryId = nextHighloadQueryId(devnet.chain.pendingAccount(wallet.id).data, devnet.chain.now());
-    await devnet.chain.sendExternalMessage(pay(queryId, 'first'));
+    const before = devnet.chain.masterchainSeqno;
+    const first = await devnet.chain.sendExternalMessage(pay(queryId, 'first'));
+    // while the first is pending the replay competes with it (a liteserver checks the committed state and
+    // admits both); the block takes the first and the wallet refuses the second
+    const competing = await devnet.chain.sendExternalMessage(pay(queryId, 'replay while pending'));
     await settle(devnet.chain);
+    const landed = (await transactionsAfter(devnet.chain, before)).filter((t) => t.account === wallet.id).map((t) => t.inMessage?.hash);
+    expect(landed).toEqual([first.hash]);
+    expect(landed).not.toContain(competing.hash);
     expect(highloadQueries(devnet.chain.pendingAccount(wallet.id).data)).toContain(queryId);
+    // once committed, a replay is refused at admission
     const replay = devnet.chain.sendExternalMessage(pay(queryId, 'replay after commit'));
     await expect(replay).rejects.toBeInstanceOf(ChainRejectedError);
     await expect(replay).rejects.toMatchObject({ code: 'not_accepted', message: expect.stringContaining('exit code 32') });
