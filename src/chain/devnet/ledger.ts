@@ -100,7 +100,8 @@ class Workchain {
     let added = false;
     let removed = false;
     for (const [address, entry] of changes) {
-      const at = indexOf(out, address);
+      // searched in the sorted list: `out` gains unsorted new accounts at its end (and holes) as this goes
+      const at = indexOf(this.sorted, address);
       if (at >= 0) {
         if (entry) out[at] = entry;
         else (out[at] = undefined as unknown as ShardAccountEntry), (removed = true);
