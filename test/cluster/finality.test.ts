@@ -4,11 +4,10 @@
 // liteServer.nonfinal.getPendingShardBlocks); the non-leader shows it in flight through the relay; the
 // leader is SIGKILLed while the trace is still confirmed, and the survivor still ends it. The transfer pays
 // an invoice: a client of the non-leader sees it detected at confirmed, then paid once it is finalized.
-import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dialects } from '../support/stores.js';
 import { openSse, type V2Event } from '../support/v2-client.js';
-import { clusterDb, followerFacts, startDevnetServe, startNode, until, type ClusterDb, type DevnetServe, type Node } from './support.js';
+import { clusterDb, devnetCluster, followerFacts, startDevnetServe, startNode, until, type Node } from './support.js';
 
 /** The node's finality counters and gauges from /metrics, by `level` or `reason` label. */
 async function finalityMetrics(node: Node): Promise<Record<string, number>> {
@@ -19,20 +18,13 @@ async function finalityMetrics(node: Node): Promise<Record<string, number>> {
 }
 
 describe.runIf(dialects.includes('postgres'))('finality levels in a cluster following a devnet over the liteserver protocol', () => {
-  const adminKey = `tw_test_admin_${randomBytes(12).toString('hex')}`;
-  let db: ClusterDb;
-  let devnet: DevnetServe | undefined;
-  const nodes: Node[] = [];
-  afterAll(async () => {
-    for (const p of [...nodes, ...(devnet ? [devnet] : [])]) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-    await Promise.all([...nodes, ...(devnet ? [devnet] : [])].map((p) => p.exited));
-    await db?.drop();
-  });
+  const cluster = devnetCluster();
+  const { adminKey, nodes } = cluster;
 
   it('a confirmed trace reaches the non-leader; the leader SIGKILLed mid-trace, the trace still ends there', async () => {
     // shard blocks non-final for 2.5 s of every 3 s: time to see the trace confirmed on both nodes
-    devnet = await startDevnetServe({ TONWATCH_BLOCK_INTERVAL_MS: '3000', TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '2500' });
-    db = await clusterDb();
+    const devnet = (cluster.devnet = await startDevnetServe({ TONWATCH_BLOCK_INTERVAL_MS: '3000', TONWATCH_DEVNET_CONFIRMATION_LAG_MS: '2500' }));
+    const db = (cluster.db = await clusterDb());
     const liteserver = { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: devnet.globalConfig, TONWATCH_NETWORK: 'testnet', TONWATCH_TRUST: 'fast' };
     nodes.push(...(await Promise.all([startNode(db, 'a', adminKey, liteserver), startNode(db, 'b', adminKey, liteserver)])));
     const leader = await until(async () => {

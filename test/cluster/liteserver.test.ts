@@ -5,26 +5,19 @@
 // The leader is SIGKILLed while a devnet transfer is on its way; the other takes over from the
 // committed cursor: every block once and in order, the transfer's transaction in the log once.
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StoreEventLog } from '../../src/bus/store-log.js';
 import { openStore } from '../../src/store/db.js';
 import { dialects, PG_URL } from '../support/stores.js';
-import { clusterDb, followerFacts, startDevnetServe, startNode, until, type ClusterDb, type DevnetServe, type Node } from './support.js';
+import { clusterDb, devnetCluster, followerFacts, startDevnetServe, startNode, until } from './support.js';
 
 describe.runIf(dialects.includes('postgres'))('a cluster following a standalone devnet over the liteserver protocol', () => {
-  const adminKey = `tw_test_admin_${randomBytes(12).toString('hex')}`;
-  let db: ClusterDb;
-  let devnet: DevnetServe | undefined;
-  const nodes: Node[] = [];
-  afterAll(async () => {
-    for (const p of [...nodes, ...(devnet ? [devnet] : [])]) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-    await Promise.all([...nodes, ...(devnet ? [devnet] : [])].map((p) => p.exited));
-    await db?.drop();
-  });
+  const cluster = devnetCluster();
+  const { adminKey, nodes } = cluster;
 
   it('the leader SIGKILLed: the other takes over, no gap or duplicate in the log, a devnet transfer in it once', async () => {
-    devnet = await startDevnetServe({ TONWATCH_BLOCK_INTERVAL_MS: '400' });
-    db = await clusterDb();
+    const devnet = (cluster.devnet = await startDevnetServe({ TONWATCH_BLOCK_INTERVAL_MS: '400' }));
+    const db = (cluster.db = await clusterDb());
     // the default trust level, secure: every node walks the devnet's validator signatures from its init block (block 1)
     const liteserver = { TONWATCH_CHAIN: 'liteserver', TONWATCH_LITESERVER_CONFIG: devnet.globalConfig, TONWATCH_NETWORK: 'testnet' };
     nodes.push(...(await Promise.all([startNode(db, 'a', adminKey, liteserver), startNode(db, 'b', adminKey, liteserver)])));

@@ -1,11 +1,13 @@
 // Real `tonwatch serve` processes in a cluster on one PostgreSQL schema, following the replay chain
 // (or a standalone `tonwatch devnet serve` over the liteserver protocol), and SSE clients that follow
 // a node and move to another when theirs goes away.
+import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { afterAll } from 'vitest';
 import { run as devnetCli } from '../../src/cli/commands/devnet.js';
 import { runCli } from '../support/cli.js';
 import { ROOT, spawnService, type SpawnedService } from '../support/service.js';
@@ -199,4 +201,24 @@ export class FollowingClient {
     this.stream?.close();
     await this.done;
   }
+}
+
+/** A cluster test's processes (the devnet and the nodes following it) and database, SIGKILLed and dropped after the suite. */
+export interface DevnetCluster {
+  adminKey: string;
+  nodes: Node[];
+  devnet?: DevnetServe;
+  db?: ClusterDb;
+}
+
+/** Call in a `describe`: the returned holder is filled by the test, and whatever it holds is cleaned up afterwards. */
+export function devnetCluster(): DevnetCluster {
+  const c: DevnetCluster = { adminKey: `tw_test_admin_${randomBytes(12).toString('hex')}`, nodes: [] };
+  afterAll(async () => {
+    const all = [...c.nodes, ...(c.devnet ? [c.devnet] : [])];
+    for (const p of all) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all(all.map((p) => p.exited));
+    await c.db?.drop();
+  });
+  return c;
 }
