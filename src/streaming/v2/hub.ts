@@ -64,6 +64,8 @@ export class V2Hub {
   private held: EventBatch[] | null = null;
   /** The first masterchain block whose trace norms this process has seen (re-read before it on a resume). */
   private observedFrom = Infinity;
+  /** Live batches went by with no v2 client, ungrouped: the next client's open reads the window back. */
+  private idle = false;
   /** Accounts of each provisional trace (its emulated trace, or its first transaction). */
   private readonly traceAccounts = new Map<HashHex, AccountId[]>();
   /** The confirmed transactions of each trace already sent live (a grown `confirmed` sends states for the new ones only). */
@@ -88,16 +90,9 @@ export class V2Hub {
 
   start(): void {
     if (this.timer) return;
-    // traces that started before this process: the window before the head is read back first
-    this.held = [];
     this.stops.push(this.options.log.subscribe((batch) => (this.held ? this.held.push(batch) : this.publishBatch(batch))));
-    void this.seed()
-      .catch((err) => this.options.logger.warn({ err }, 'v2 stream: reading the trace window back failed'))
-      .finally(() => {
-        const held = this.held ?? [];
-        this.held = null;
-        for (const b of held) this.publishBatch(b);
-      });
+    // traces that started before this process: the window before the head is read back first
+    this.catchUp();
     if (this.options.finality) this.stops.push(this.options.finality.subscribe((e) => this.publishProvisional(e)));
     this.timer = setInterval(() => this.sweep(), Math.min(500, this.keepaliveMs));
     this.timer.unref();
@@ -112,6 +107,8 @@ export class V2Hub {
 
   /** Registers a connection (subscribed already for SSE, later for WebSocket): live from now, or resumed after `resume`. */
   open(connection: V2Connection, subscription: V2Subscription | null, resume: V2Cursor | null): void {
+    // the first client after blocks nobody was told of: their window is read back, as at start
+    if (this.idle && this.held === null && this.timer) this.catchUp();
     this.connections.add(connection);
     this.subscribe(connection, subscription, resume);
   }
@@ -147,6 +144,19 @@ export class V2Hub {
     connection.closed = true;
     this.connections.delete(connection);
     this.index.remove(connection);
+  }
+
+  /** Holds live batches while the window before the head is read back, then publishes them in order. */
+  private catchUp(): void {
+    this.idle = false;
+    this.held = [];
+    void this.seed()
+      .catch((err) => this.options.logger.warn({ err }, 'v2 stream: reading the trace window back failed'))
+      .finally(() => {
+        const held = this.held ?? [];
+        this.held = null;
+        for (const b of held) this.publishBatch(b);
+      });
   }
 
   /** Reads the window before the head back: trace norms and transactions of traces still in flight. */
@@ -222,11 +232,15 @@ export class V2Hub {
 
   /** Live: one batch, grouped once, to every connection that is not replaying. */
   private publishBatch(batch: EventBatch): void {
-    // grouped even without a v2 client: later blocks of its traces then know their norm
+    if (this.connections.size === 0) {
+      // nobody to tell: no grouping and no window on this hot path; the next client reads the window back
+      this.idle = true;
+      this.observedFrom = Infinity;
+      return;
+    }
     const groups = groupBatch(batch, this.norms);
     this.assembler.observe(batch);
     this.observedFrom = Math.min(this.observedFrom, batch.mcSeqno);
-    if (this.connections.size === 0) return;
     // the groups each connection follows, found through the index, in log order
     const touched = new Map<V2Connection, FinalizedGroup[]>();
     for (const g of groups) {
